@@ -1,0 +1,91 @@
+import { failure, misuse, type RawBody, type VerifyFailure } from "../errors.js"
+import type { WebhookEvent } from "../events.js"
+import { getHeader, type HeadersLike } from "../headers.js"
+import { decodeBody, parseText } from "../parse.js"
+import { verifyStandardSignature } from "../standard.js"
+import { checkSecrets, SIGNATURE_HEADER, verifySignature } from "../verify.js"
+
+/** What an `onEvent` callback learns about the delivery besides the event. */
+export interface DeliveryInfo {
+  /** `X-Platform-Delivery-Id`: the same on every retry of the delivery, or null if absent. */
+  readonly deliveryId: string | null
+  /** Whether the event arrived inside a batch. */
+  readonly batch: boolean
+}
+
+/** Options shared by every adapter. */
+export interface WebhookHandlerOptions {
+  /** The subscription secret, or several (current first) during rotation. */
+  readonly secret: string | ReadonlyArray<string>
+  /** Called once per event, in delivery order; a throw or rejection answers 500 so the platform retries. */
+  readonly onEvent: (event: WebhookEvent, delivery: DeliveryInfo) => void | Promise<void>
+  /** Which signature to check: `platform` (`X-Platform-Signature`, default) or `standard` (Standard Webhooks headers). */
+  readonly scheme?: "platform" | "standard"
+  /** Timestamp tolerance in seconds for the `standard` scheme (default 300). */
+  readonly toleranceSeconds?: number
+  /** Largest accepted body in bytes (default 5 MiB); larger bodies answer 413. */
+  readonly maxBodyBytes?: number
+}
+
+/** The outcome of handling a delivery, before it is written to a response. */
+export interface HandlerReply {
+  readonly status: number
+  readonly body: string | null
+}
+
+/** Options with defaults applied and validated. */
+export interface ResolvedOptions {
+  readonly secrets: ReadonlyArray<string>
+  readonly onEvent: WebhookHandlerOptions["onEvent"]
+  readonly scheme: "platform" | "standard"
+  readonly toleranceSeconds: number
+  readonly maxBodyBytes: number
+}
+
+/** Validates adapter options at construction time so misconfiguration fails at startup. */
+export function resolveOptions(options: WebhookHandlerOptions, fn: string): ResolvedOptions {
+  if (typeof options !== "object" || options === null) throw misuse(`${fn}() needs an options object`)
+  const secrets = checkSecrets(options.secret, fn)
+  if (typeof options.onEvent !== "function") throw misuse(`${fn}() needs an onEvent(event) callback`)
+  const scheme = options.scheme ?? "platform"
+  if (scheme !== "platform" && scheme !== "standard") throw misuse(`${fn}() scheme must be "platform" or "standard"`)
+  return {
+    secrets,
+    onEvent: options.onEvent,
+    scheme,
+    toleranceSeconds: options.toleranceSeconds ?? 300,
+    maxBodyBytes: options.maxBodyBytes ?? 5 * 1024 * 1024
+  }
+}
+
+const JSON_HEADERS = { "content-type": "application/json" } as const
+
+/** Headers to send with a reply body. */
+export function replyHeaders(reply: HandlerReply): Record<string, string> {
+  return reply.body === null ? {} : JSON_HEADERS
+}
+
+function reject(status: number, error: string, result: VerifyFailure): HandlerReply {
+  return { status, body: JSON.stringify({ error, reason: result.reason, message: result.message }) }
+}
+
+/** Reply for a non-POST request. */
+export const METHOD_NOT_ALLOWED: HandlerReply = reject(405, "method_not_allowed", failure("method", "webhooks are POSTed"))
+
+/** Reply for a body over `maxBodyBytes`. */
+export const TOO_LARGE: HandlerReply = reject(413, "payload_too_large", failure("size", "the body exceeds maxBodyBytes"))
+
+/** Verifies, parses and dispatches one delivery; rejects only when `onEvent` throws. */
+export async function handleDelivery(options: ResolvedOptions, headers: HeadersLike, rawBody: RawBody): Promise<HandlerReply> {
+  const verified =
+    options.scheme === "platform"
+      ? await verifySignature(options.secrets, rawBody, getHeader(headers, SIGNATURE_HEADER))
+      : await verifyStandardSignature(options.secrets, rawBody, headers, { toleranceSeconds: options.toleranceSeconds }, "handler")
+  if (!verified.ok) return reject(401, "invalid_signature", verified)
+  const text = decodeBody(rawBody)
+  const parsed = typeof text === "string" ? parseText(text) : text
+  if (!parsed.ok) return reject(400, "invalid_body", parsed)
+  const delivery: DeliveryInfo = { deliveryId: getHeader(headers, "x-platform-delivery-id") ?? null, batch: parsed.batch }
+  for (const event of parsed.events) await options.onEvent(event, delivery)
+  return { status: 204, body: null }
+}

@@ -1,0 +1,72 @@
+import type { HeadersLike } from "../headers.js"
+import { concatBytes } from "../encoding.js"
+import {
+  handleDelivery,
+  METHOD_NOT_ALLOWED,
+  replyHeaders,
+  resolveOptions,
+  TOO_LARGE,
+  type HandlerReply,
+  type WebhookHandlerOptions
+} from "./handle.js"
+
+/** The parts of Node's `IncomingMessage` the adapter uses. */
+export interface NodeRequestLike extends AsyncIterable<Uint8Array | string> {
+  readonly method?: string | undefined
+  readonly headers: HeadersLike
+}
+
+/** The parts of Node's `ServerResponse` the adapter uses. */
+export interface NodeResponseLike {
+  statusCode: number
+  setHeader(name: string, value: string): unknown
+  end(body?: string): unknown
+}
+
+/** Options of the Node `http` adapter. */
+export interface NodeHandlerOptions extends WebhookHandlerOptions {
+  /** Called when `onEvent` throws, before answering 500 (default `console.error`). */
+  readonly onError?: (error: unknown) => void
+}
+
+const encoder = new TextEncoder()
+
+/** Reads a request body up to `limit` bytes; returns null when it is larger. */
+export async function readBody(request: AsyncIterable<Uint8Array | string>, limit: number): Promise<Uint8Array | null> {
+  const chunks: Uint8Array[] = []
+  let size = 0
+  for await (const chunk of request) {
+    const bytes = typeof chunk === "string" ? encoder.encode(chunk) : chunk
+    size += bytes.byteLength
+    if (size > limit) return null
+    chunks.push(bytes)
+  }
+  return chunks.length === 0 ? new Uint8Array(0) : concatBytes(chunks)
+}
+
+/** Writes a handler reply to a Node-style response. */
+export function writeReply(response: NodeResponseLike, reply: HandlerReply): void {
+  response.statusCode = reply.status
+  for (const [name, value] of Object.entries(replyHeaders(reply))) response.setHeader(name, value)
+  if (reply.status === 405) response.setHeader("allow", "POST")
+  response.end(reply.body ?? undefined)
+}
+
+/** Creates a `node:http` request listener that reads the raw body, verifies it (401 on a bad signature), parses it and calls `onEvent` per event, answering 204. */
+export function createNodeHandler(options: NodeHandlerOptions): (request: NodeRequestLike, response: NodeResponseLike) => Promise<void> {
+  const resolved = resolveOptions(options, "createNodeHandler")
+  const onError = options.onError ?? ((error: unknown) => console.error(error))
+  return async (request, response) => {
+    if (request.method !== "POST") return writeReply(response, METHOD_NOT_ALLOWED)
+    const body = await readBody(request, resolved.maxBodyBytes)
+    if (body === null) return writeReply(response, TOO_LARGE)
+    let reply: HandlerReply
+    try {
+      reply = await handleDelivery(resolved, request.headers, body)
+    } catch (error) {
+      onError(error)
+      reply = { status: 500, body: JSON.stringify({ error: "handler_failed" }) }
+    }
+    writeReply(response, reply)
+  }
+}
