@@ -1,1 +1,5 @@
-console.log("server")
+import { NodeRuntime } from "@effect/platform-node"
+import { Layer } from "effect"
+import { AppLive } from "./app.js"
+
+NodeRuntime.runMain(Layer.launch(AppLive), { disablePrettyLogger: true })

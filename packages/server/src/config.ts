@@ -1,0 +1,78 @@
+import { Config, ConfigError, ConfigProvider, Effect, Layer, Option, Redacted } from "effect"
+
+export type Role = "all" | "api" | "worker"
+export type Upstream = "sandbox" | "meta"
+
+const optionalString = (name: string) => Config.option(Config.string(name))
+
+const raw = Config.all({
+  port: Config.integer("PORT").pipe(Config.withDefault(8080)),
+  host: Config.string("HOST").pipe(Config.withDefault("0.0.0.0")),
+  publicUrl: optionalString("PUBLIC_URL"),
+  databaseUrl: Config.option(Config.redacted("DATABASE_URL")),
+  pgliteDir: Config.string("PGLITE_DIR").pipe(Config.withDefault("./.data/pglite")),
+  pgliteMemory: Config.boolean("PGLITE_MEMORY").pipe(Config.withDefault(false)),
+  upstream: Config.literal("sandbox", "meta")("UPSTREAM").pipe(Config.withDefault("sandbox" as const)),
+  metaGraphUrl: optionalString("META_GRAPH_URL"),
+  metaGraphVersion: Config.string("META_GRAPH_VERSION").pipe(Config.withDefault("v23.0")),
+  metaAppId: Config.string("META_APP_ID").pipe(Config.withDefault("sandbox-app")),
+  metaAppSecret: Config.redacted("META_APP_SECRET").pipe(Config.withDefault(Redacted.make("sandbox-app-secret"))),
+  metaVerifyToken: Config.redacted("META_VERIFY_TOKEN").pipe(Config.withDefault(Redacted.make("sandbox-verify-token"))),
+  encryptionKey: Config.option(Config.redacted("ENCRYPTION_KEY")),
+  sessionSecret: Config.option(Config.redacted("SESSION_SECRET")),
+  redisUrl: Config.option(Config.redacted("REDIS_URL")),
+  role: Config.literal("all", "api", "worker")("ROLE").pipe(Config.withDefault("all" as const)),
+  unsafeAllowLocalTargets: Config.boolean("UNSAFE_ALLOW_LOCAL_TARGETS").pipe(Config.withDefault(false)),
+  sandboxCallbackDelayMs: Config.integer("SANDBOX_CALLBACK_DELAY_MS").pipe(Config.withDefault(200)),
+  logLevel: Config.literal("trace", "debug", "info", "warning", "error", "fatal", "none")("LOG_LEVEL").pipe(
+    Config.withDefault("info" as const)
+  ),
+  logFormat: Config.option(Config.literal("pretty", "json")("LOG_FORMAT")),
+  nodeEnv: Config.string("NODE_ENV").pipe(Config.withDefault("development")),
+  dataDir: Config.string("DATA_DIR").pipe(Config.withDefault("./.data"))
+})
+
+/**
+ * Every environment variable of DESIGN §3, read once at start-up.
+ * Secrets stay `Redacted` so they never reach a log line by accident.
+ */
+export class AppConfig extends Effect.Service<AppConfig>()("@platform/server/AppConfig", {
+  effect: Effect.gen(function*() {
+    const c = yield* raw
+    const production = c.nodeEnv === "production"
+    if (production && c.unsafeAllowLocalTargets) {
+      return yield* Effect.fail(
+        ConfigError.InvalidData(["UNSAFE_ALLOW_LOCAL_TARGETS"], "is refused with NODE_ENV=production")
+      )
+    }
+    if (production && (Option.isNone(c.encryptionKey) || Option.isNone(c.sessionSecret))) {
+      return yield* Effect.fail(
+        ConfigError.MissingData(["ENCRYPTION_KEY"], "ENCRYPTION_KEY and SESSION_SECRET are required with NODE_ENV=production")
+      )
+    }
+    const publicUrl = Option.getOrElse(c.publicUrl, () => `http://localhost:${c.port}`).replace(/\/+$/, "")
+    const metaGraphUrl = Option.getOrElse(
+      c.metaGraphUrl,
+      () => c.upstream === "sandbox" ? `${publicUrl}/__sandbox/graph` : "https://graph.facebook.com"
+    ).replace(/\/+$/, "")
+    return {
+      ...c,
+      production,
+      publicUrl,
+      metaGraphUrl,
+      runsApi: c.role !== "worker",
+      runsWorkers: c.role !== "api"
+    } as const
+  })
+}) {
+  /** A config for tests: defaults plus the overrides given, without reading the environment. */
+  static readonly layerWith = (overrides: Partial<Record<string, string>>) =>
+    AppConfig.Default.pipe(
+      Layer.provide(Layer.setConfigProvider(
+        ConfigProvider.fromMap(new Map(
+          Object.entries({ PGLITE_MEMORY: "true", UNSAFE_ALLOW_LOCAL_TARGETS: "true", ...overrides })
+            .filter((entry): entry is [string, string] => entry[1] !== undefined)
+        ))
+      ))
+    )
+}

@@ -1,0 +1,96 @@
+import { Migrator, SqlClient } from "@effect/sql"
+import { PgClient } from "@effect/sql-pg"
+import { Duration, Effect, Layer, Option, Redacted } from "effect"
+import { AppConfig } from "../config.js"
+import { migrations } from "./migrations/index.js"
+import pg from "pg"
+
+// Bigint ids and counts come back as JS numbers: every id of SPEC is an integer
+// and none of our sequences approaches 2^53.
+const INT8_OID = 20
+const types = {
+  getTypeParser: (oid: number, format?: "text" | "binary") =>
+    oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as "text")
+}
+
+export interface Connection {
+  readonly host: string
+  readonly port: number
+  readonly database: string
+  readonly username: string
+  readonly password?: string
+}
+
+/** Parses a postgres:// URL into the parts PgClient and `createdb`-style helpers need. */
+export const parseDatabaseUrl = (url: string): Connection => {
+  const u = new URL(url)
+  return {
+    host: decodeURIComponent(u.hostname) || "127.0.0.1",
+    port: u.port ? Number(u.port) : 5432,
+    database: decodeURIComponent(u.pathname.replace(/^\//, "")) || "postgres",
+    username: decodeURIComponent(u.username) || "postgres",
+    ...(u.password ? { password: decodeURIComponent(u.password) } : {})
+  }
+}
+
+/** A PgClient layer for one connection target, with the product's type parsers. */
+export const pgLayer = (connection: Connection, maxConnections = 10) =>
+  PgClient.layer({
+    host: connection.host,
+    port: connection.port,
+    database: connection.database,
+    username: connection.username,
+    password: connection.password === undefined ? undefined : Redacted.make(connection.password),
+    maxConnections,
+    idleTimeout: Duration.seconds(30),
+    connectTimeout: Duration.seconds(10),
+    types: types as never
+  })
+
+/**
+ * An in-process PGlite exposed over a loopback socket on an ephemeral port, so the
+ * same `@effect/sql-pg` code path serves embedded and real Postgres.
+ */
+export const embeddedConnection = (options: { readonly dataDir?: string | undefined }) =>
+  Effect.acquireRelease(
+    Effect.promise(async () => {
+      const { PGlite } = await import("@electric-sql/pglite")
+      const { PGLiteSocketServer } = await import("@electric-sql/pglite-socket")
+      if (options.dataDir !== undefined) {
+        const { mkdirSync } = await import("node:fs")
+        mkdirSync(options.dataDir, { recursive: true })
+      }
+      const db = await PGlite.create(options.dataDir === undefined ? undefined : { dataDir: options.dataDir })
+      const server = new PGLiteSocketServer({ db, port: 0, host: "127.0.0.1", maxConnections: 16 })
+      await server.start()
+      const port = Number(/:(\d+)$/.exec(server.getServerConn())?.[1])
+      return { db, server, port }
+    }),
+    ({ db, server }) => Effect.promise(async () => {
+      await server.stop().catch(() => undefined)
+      await db.close().catch(() => undefined)
+    })
+  ).pipe(
+    Effect.map(({ port }): Connection => ({ host: "127.0.0.1", port, database: "postgres", username: "postgres" }))
+  )
+
+/** Runs every pending migration; safe to call from several processes at once. */
+export const migrate = Migrator.make({})({ loader: Migrator.fromRecord(migrations), table: "platform_migrations" })
+
+/**
+ * The application's database: `DATABASE_URL` when set, else embedded PGlite
+ * (in memory with `PGLITE_MEMORY=1`), migrated before anything else uses it.
+ */
+export const DatabaseLive = Layer.unwrapScoped(Effect.gen(function*() {
+  const config = yield* AppConfig
+  const connection = yield* Option.match(config.databaseUrl, {
+    onSome: (url) => Effect.succeed(parseDatabaseUrl(Redacted.value(url))),
+    onNone: () => embeddedConnection({ dataDir: config.pgliteMemory ? undefined : config.pgliteDir })
+  })
+  const embedded = Option.isNone(config.databaseUrl)
+  return Layer.effectDiscard(migrate).pipe(
+    Layer.provideMerge(pgLayer(connection, embedded ? 8 : 20))
+  )
+}))
+
+export type Sql = SqlClient.SqlClient

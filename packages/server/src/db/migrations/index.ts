@@ -1,0 +1,6 @@
+import initial from "./0001_initial.js"
+
+/** Migrations imported statically (not read from disk) so the bundled server carries them. */
+export const migrations = {
+  "0001_initial": initial
+}
