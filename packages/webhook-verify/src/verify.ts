@@ -69,11 +69,11 @@ export function verifySignature(
 
 /** Validates the arguments shared by the verify functions and returns the secret list. */
 export function checkSecrets(secrets: unknown, fn: string): ReadonlyArray<string> {
-  if (typeof secrets === "string" || secrets === undefined || secrets === null) {
+  if (!Array.isArray(secrets)) {
     assertSecret(secrets, fn)
     return [secrets]
   }
-  if (!Array.isArray(secrets) || secrets.length === 0) {
+  if (secrets.length === 0) {
     throw misuse(`${fn}() needs a non-empty array of secrets`)
   }
   for (const secret of secrets) assertSecret(secret, fn)
