@@ -1,1 +1,10 @@
-export {}
+export * from "./common.js"
+export * from "./limits.js"
+export * from "./pagination.js"
+export * from "./scopes.js"
+export * from "./template.js"
+export * from "./api/index.js"
+export * from "./contact.js"
+export * from "./conversation.js"
+export * from "./media.js"
+export * from "./message.js"

@@ -1,0 +1,41 @@
+import { Schema } from "effect"
+
+/**
+ * ISO 8601 date-time with a time zone designator, kept as a string so the wire value
+ * round-trips byte for byte (`2024-05-01T12:00:00Z`, `2024-05-01T12:00:00.123+02:00`).
+ */
+export const Timestamp = Schema.String.pipe(
+  Schema.pattern(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/, {
+    message: () => "must be an ISO 8601 date-time with a time zone (e.g. 2024-05-01T12:00:00Z)"
+  }),
+  Schema.filter((s) => !Number.isNaN(Date.parse(s)) || "must be a valid date-time"),
+  Schema.annotations({ identifier: "Timestamp", description: "ISO 8601 date-time", format: "date-time" })
+)
+
+/** Integer ids of stored rows. */
+export const Id = Schema.Int
+
+export const NonEmptyString = Schema.String.pipe(Schema.minLength(1, { message: () => "must not be empty" }))
+
+/** Optional key that, when present, holds a value (never `undefined`): JSON has no undefined. */
+export const optional = <S extends Schema.Schema.All>(schema: S) => Schema.optionalWith(schema, { exact: true })
+
+/** Open object with arbitrary keys and values (passthrough payloads, metadata). */
+export const JsonObject = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+
+/** Marks a request body: unknown keys are a 422 (nested open objects such as records stay open). */
+export const requestBody = <S extends Schema.Schema.Any>(schema: S, identifier: string): S =>
+  schema.annotations({ identifier, parseOptions: { onExcessProperty: "error" } }) as S
+
+export type Issue = { readonly path: ReadonlyArray<PropertyKey>; readonly message: string }
+
+/** "exactly one of link | id", shared by media objects and media parameters. */
+export const exactlyOneOfLinkOrId = (m: { readonly link?: string; readonly id?: string }): Issue | undefined => {
+  if (m.link !== undefined && m.id !== undefined) {
+    return { path: ["id"], message: "exactly one of link or id is allowed, not both" }
+  }
+  if (m.link === undefined && m.id === undefined) {
+    return { path: ["link"], message: "exactly one of link or id is required" }
+  }
+  return undefined
+}

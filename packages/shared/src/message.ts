@@ -1,0 +1,289 @@
+import { Schema } from "effect"
+import { Id, type Issue, JsonObject, NonEmptyString, Timestamp, exactlyOneOfLinkOrId, optional, requestBody } from "./common.js"
+import { CAROUSEL_MAX_CARDS, CAROUSEL_MIN_CARDS, MARK_READ_MESSAGE_ID_MAX } from "./limits.js"
+
+export const MessageTypes = [
+  "text",
+  "template",
+  "image",
+  "video",
+  "audio",
+  "document",
+  "sticker",
+  "interactive",
+  "location",
+  "contacts",
+  "reaction",
+  "typing",
+  "catalog"
+] as const
+export const MessageType = Schema.Literal(...MessageTypes).annotations({ identifier: "MessageType" })
+export type MessageType = typeof MessageType.Type
+
+export const MessageDirection = Schema.Literal("inbound", "outbound")
+export type MessageDirection = typeof MessageDirection.Type
+
+export const MessageSource = Schema.Literal("contact", "api", "app_echo")
+export type MessageSource = typeof MessageSource.Type
+
+// Runtime template parameters (Meta Cloud API names) ---------------------------------
+
+/** `{link}` or `{id}` reference to media, exactly one. */
+const mediaRef = <F extends Schema.Struct.Fields>(fields: F) =>
+  Schema.Struct({ link: optional(NonEmptyString), id: optional(NonEmptyString), ...fields }).pipe(
+    Schema.filter(exactlyOneOfLinkOrId)
+  )
+
+export const LocationObject = Schema.Struct({
+  latitude: Schema.Number,
+  longitude: Schema.Number,
+  name: optional(Schema.String),
+  address: optional(Schema.String)
+})
+
+export const TextParameter = Schema.Struct({
+  type: Schema.Literal("text"),
+  text: Schema.String,
+  parameter_name: optional(NonEmptyString)
+})
+export const CurrencyParameter = Schema.Struct({
+  type: Schema.Literal("currency"),
+  currency: Schema.Struct({ fallback_value: Schema.String, code: NonEmptyString, amount_1000: Schema.Int })
+})
+export const DateTimeParameter = Schema.Struct({
+  type: Schema.Literal("date_time"),
+  date_time: Schema.Struct({ fallback_value: Schema.String })
+})
+export const ImageParameter = Schema.Struct({ type: Schema.Literal("image"), image: mediaRef({}) })
+export const VideoParameter = Schema.Struct({ type: Schema.Literal("video"), video: mediaRef({}) })
+export const DocumentParameter = Schema.Struct({
+  type: Schema.Literal("document"),
+  document: mediaRef({ filename: optional(Schema.String) })
+})
+export const LocationParameter = Schema.Struct({ type: Schema.Literal("location"), location: LocationObject })
+export const PayloadParameter = Schema.Struct({ type: Schema.Literal("payload"), payload: Schema.String })
+export const CouponCodeParameter = Schema.Struct({ type: Schema.Literal("coupon_code"), coupon_code: Schema.String })
+
+export const HeaderParameter = Schema.Union(
+  TextParameter,
+  CurrencyParameter,
+  DateTimeParameter,
+  ImageParameter,
+  VideoParameter,
+  DocumentParameter,
+  LocationParameter
+)
+export const BodyParameter = Schema.Union(TextParameter, CurrencyParameter, DateTimeParameter)
+
+// Runtime template components --------------------------------------------------------
+
+export const RuntimeHeaderComponent = Schema.Struct({
+  type: Schema.Literal("header"),
+  parameters: Schema.Array(HeaderParameter)
+})
+
+/** Body parameters: all carry parameter_name (NAMED template) or none does. */
+export const RuntimeBodyComponent = Schema.Struct({
+  type: Schema.Literal("body"),
+  parameters: Schema.Array(BodyParameter).pipe(
+    Schema.filter((ps): Issue | undefined => {
+      const named = ps.filter((p) => p.type === "text" && p.parameter_name !== undefined).length
+      if (named === 0 || named === ps.length) return undefined
+      const at = ps.findIndex((p) => !(p.type === "text" && p.parameter_name !== undefined))
+      return {
+        path: [at, "parameter_name"],
+        message: "either every body parameter is a text parameter with parameter_name (NAMED) or none has one"
+      }
+    })
+  )
+})
+
+/** Button index: an integer is accepted and decoded to its string form. */
+export const ButtonIndex = Schema.transform(
+  Schema.Union(Schema.String.pipe(Schema.pattern(/^\d+$/)), Schema.NonNegativeInt),
+  Schema.String,
+  { strict: true, decode: (i) => String(i), encode: (s) => s }
+)
+
+const one = <A, I>(parameter: Schema.Schema<A, I>, what: string) =>
+  Schema.Array(parameter).pipe(Schema.itemsCount(1, { message: () => `exactly one ${what} parameter is required` }))
+
+const buttonComponent = <K extends string, P extends Schema.Schema.Any>(sub_type: K, parameters: P) =>
+  Schema.Struct({
+    type: Schema.Literal("button"),
+    sub_type: Schema.Literal(sub_type),
+    index: ButtonIndex,
+    parameters
+  })
+
+export const RuntimeButtonComponent = Schema.Union(
+  buttonComponent("quick_reply", one(PayloadParameter, "payload")),
+  buttonComponent("url", one(TextParameter, "text")),
+  buttonComponent("copy_code", one(CouponCodeParameter, "coupon_code"))
+)
+
+export const RuntimeCardComponent = Schema.Union(
+  RuntimeHeaderComponent,
+  RuntimeBodyComponent,
+  ...RuntimeButtonComponent.members
+)
+
+export const RuntimeCarouselComponent = Schema.Struct({
+  type: Schema.Literal("carousel"),
+  cards: Schema.Array(
+    Schema.Struct({ card_index: Schema.NonNegativeInt, components: Schema.Array(RuntimeCardComponent) })
+  ).pipe(
+    Schema.minItems(CAROUSEL_MIN_CARDS, { message: () => `a carousel has ${CAROUSEL_MIN_CARDS} to ${CAROUSEL_MAX_CARDS} cards` }),
+    Schema.maxItems(CAROUSEL_MAX_CARDS, { message: () => `a carousel has ${CAROUSEL_MIN_CARDS} to ${CAROUSEL_MAX_CARDS} cards` })
+  )
+})
+
+/** Component of a template send (SPEC §4.1 "Runtime template components"). */
+export const RuntimeComponent = Schema.Union(
+  RuntimeHeaderComponent,
+  RuntimeBodyComponent,
+  ...RuntimeButtonComponent.members,
+  RuntimeCarouselComponent
+).annotations({ identifier: "RuntimeComponent" })
+export type RuntimeComponent = typeof RuntimeComponent.Type
+
+// SendMessage -------------------------------------------------------------------------
+
+/**
+ * Media object as sent: exactly one of link | id. caption applies to image, video and
+ * document, filename to document, voice to audio; on other types they are dropped.
+ */
+export const MediaObject = Schema.Struct({
+  link: optional(NonEmptyString),
+  id: optional(NonEmptyString),
+  caption: optional(Schema.String),
+  filename: optional(Schema.String),
+  voice: optional(Schema.Boolean)
+}).pipe(Schema.filter(exactlyOneOfLinkOrId), Schema.annotations({ identifier: "MediaObject" }))
+export type MediaObject = typeof MediaObject.Type
+
+type MediaKey = "caption" | "filename" | "voice"
+
+/** Decodes a media object to the fields that apply to one message type. */
+const mediaFor = <K extends MediaKey>(...keys: ReadonlyArray<K>) => {
+  const fields = { caption: Schema.String, filename: Schema.String, voice: Schema.Boolean }
+  const picked = Object.fromEntries(keys.map((k) => [k, optional(fields[k])])) as {
+    [P in K]: Schema.optionalWith<(typeof fields)[P], { exact: true }>
+  }
+  return Schema.transform(
+    MediaObject,
+    Schema.Struct({ link: optional(Schema.String), id: optional(Schema.String), ...picked }),
+    {
+      strict: false,
+      decode: (m) => {
+        const out: Record<string, unknown> = {}
+        for (const k of ["link", "id", ...keys] as const) if (m[k] !== undefined) out[k] = m[k]
+        return out
+      },
+      encode: (m) => m
+    }
+  )
+}
+
+export const ReactionObject = Schema.Struct({ message_id: NonEmptyString, emoji: Schema.String })
+export const MessageContext = Schema.Struct({ message_id: NonEmptyString })
+
+/** Fields every send accepts; fields of other types are ignored (SPEC §4.1). */
+const sendBase = {
+  channel_id: Id,
+  to: NonEmptyString,
+  text: optional(Schema.String),
+  preview_url: optional(Schema.Boolean),
+  template_name: optional(NonEmptyString),
+  language_code: optional(NonEmptyString),
+  components: optional(Schema.Array(RuntimeComponent)),
+  media: optional(MediaObject),
+  interactive: optional(JsonObject),
+  location: optional(LocationObject),
+  contacts: optional(Schema.NonEmptyArray(JsonObject)),
+  reaction: optional(ReactionObject),
+  context: optional(MessageContext)
+}
+
+const send = <T extends MessageType, F extends Schema.Struct.Fields>(type: T, fields: F) =>
+  Schema.Struct({ ...sendBase, type: Schema.Literal(type), ...fields })
+
+const visualMedia = mediaFor("caption")
+
+export const SendText = send("text", { text: Schema.String })
+export const SendTemplate = send("template", { template_name: NonEmptyString, language_code: NonEmptyString })
+export const SendImage = send("image", { media: visualMedia })
+export const SendVideo = send("video", { media: visualMedia })
+export const SendAudio = send("audio", { media: mediaFor("voice") })
+export const SendDocument = send("document", { media: mediaFor("caption", "filename") })
+export const SendSticker = send("sticker", { media: mediaFor() })
+export const SendInteractive = send("interactive", { interactive: JsonObject })
+export const SendLocation = send("location", { location: LocationObject })
+export const SendContacts = send("contacts", { contacts: Schema.NonEmptyArray(JsonObject) })
+export const SendReaction = send("reaction", { reaction: ReactionObject })
+export const SendTyping = send("typing", {})
+export const SendCatalog = send("catalog", { interactive: JsonObject })
+
+/** POST /messages body, discriminated on `type` so errors point at the missing field. */
+export const SendMessage = requestBody(
+  Schema.Union(
+    SendText,
+    SendTemplate,
+    SendImage,
+    SendVideo,
+    SendAudio,
+    SendDocument,
+    SendSticker,
+    SendInteractive,
+    SendLocation,
+    SendContacts,
+    SendReaction,
+    SendTyping,
+    SendCatalog
+  ),
+  "SendMessage"
+)
+export type SendMessage = typeof SendMessage.Type
+export type SendMessageOf<T extends MessageType> = Extract<SendMessage, { readonly type: T }>
+
+export const SendResult = Schema.Struct({ channel_id: Id, message_id: Schema.String, type: Schema.String }).annotations(
+  { identifier: "SendResult" }
+)
+export type SendResult = typeof SendResult.Type
+
+export const MarkRead = requestBody(
+  Schema.Struct({
+    channel_id: Id,
+    message_id: Schema.String.pipe(
+      Schema.minLength(1, { message: () => `must be 1 to ${MARK_READ_MESSAGE_ID_MAX} characters` }),
+      Schema.maxLength(MARK_READ_MESSAGE_ID_MAX, { message: () => `must be 1 to ${MARK_READ_MESSAGE_ID_MAX} characters` })
+    )
+  }),
+  "MarkRead"
+)
+export type MarkRead = typeof MarkRead.Type
+
+export const MarkReadResult = Schema.Struct({ message_id: Schema.String, status: Schema.String }).annotations({
+  identifier: "MarkReadResult"
+})
+export type MarkReadResult = typeof MarkReadResult.Type
+
+/** Stored message record returned by GET /messages (DESIGN §5). */
+export const Message = Schema.Struct({
+  id: Id,
+  platform_channel_id: Id,
+  conversation_id: Schema.NullOr(Id),
+  contact_id: Schema.NullOr(Id),
+  direction: MessageDirection,
+  source: MessageSource,
+  type: Schema.String,
+  text: Schema.NullOr(Schema.String),
+  payload: Schema.NullOr(Schema.Unknown),
+  media_id: Schema.NullOr(Schema.String),
+  status: Schema.NullOr(Schema.String),
+  meta_message_id: Schema.NullOr(Schema.String),
+  error: Schema.NullOr(JsonObject),
+  created_at: Timestamp,
+  status_updated_at: Schema.NullOr(Timestamp)
+}).annotations({ identifier: "Message" })
+export type Message = typeof Message.Type

@@ -1,0 +1,38 @@
+import { Schema } from "effect"
+import { optional } from "./common.js"
+import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, LIST_LIMIT_MIN } from "./limits.js"
+
+/** List envelope of every paginated route: `{data, has_more, next_cursor}` (DESIGN §5 "Lists"). */
+export const Page = <A, I, R>(item: Schema.Schema<A, I, R>) =>
+  Schema.Struct({
+    data: Schema.Array(item),
+    has_more: Schema.Boolean,
+    next_cursor: Schema.NullOr(Schema.String)
+  })
+
+export interface Page<A> {
+  readonly data: ReadonlyArray<A>
+  readonly has_more: boolean
+  readonly next_cursor: string | null
+}
+
+/** `limit` query parameter: a string on the wire, an integer 1..200 once decoded. */
+export const ListLimit = Schema.NumberFromString.pipe(
+  Schema.int(),
+  Schema.between(LIST_LIMIT_MIN, LIST_LIMIT_MAX, {
+    message: () => `must be an integer between ${LIST_LIMIT_MIN} and ${LIST_LIMIT_MAX}`
+  })
+)
+
+/** Common list query parameters: `limit` (default 50) and the opaque `after`/`before` cursors. */
+export const ListQueryFields = {
+  limit: Schema.optionalWith(ListLimit, { default: () => LIST_LIMIT_DEFAULT }),
+  after: optional(Schema.String),
+  before: optional(Schema.String)
+}
+
+export const ListQuery = Schema.Struct(ListQueryFields).annotations({ identifier: "ListQuery" })
+export type ListQuery = typeof ListQuery.Type
+
+/** Integer query parameter (query params are strings on the wire). */
+export const IntFromString = Schema.NumberFromString.pipe(Schema.int())

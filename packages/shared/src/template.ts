@@ -1,0 +1,447 @@
+import { Schema } from "effect"
+import { Id, type Issue, NonEmptyString, Timestamp, optional, requestBody } from "./common.js"
+import {
+  CAROUSEL_MAX_CARDS,
+  CAROUSEL_MIN_CARDS,
+  CODE_EXPIRATION_MINUTES_MAX,
+  CODE_EXPIRATION_MINUTES_MIN
+} from "./limits.js"
+
+export const TemplateCategory = Schema.Literal("utility", "marketing", "authentication").annotations({
+  identifier: "TemplateCategory"
+})
+export type TemplateCategory = typeof TemplateCategory.Type
+
+export const ParameterFormat = Schema.Literal("NAMED", "POSITIONAL").annotations({ identifier: "ParameterFormat" })
+export type ParameterFormat = typeof ParameterFormat.Type
+
+export const HeaderFormat = Schema.Literal("TEXT", "IMAGE", "VIDEO", "DOCUMENT", "LOCATION")
+export type HeaderFormat = typeof HeaderFormat.Type
+
+// HEADER ----------------------------------------------------------------------------
+
+export const HeaderExample = Schema.Struct({
+  header_text: optional(Schema.Array(Schema.String)),
+  header_handle: optional(Schema.Array(Schema.String))
+}).pipe(
+  Schema.filter((e) =>
+    e.header_text !== undefined && e.header_handle !== undefined
+      ? { path: ["header_handle"], message: "header_text and header_handle are mutually exclusive" }
+      : undefined
+  )
+)
+
+const isMediaFormat = (f: HeaderFormat) => f === "IMAGE" || f === "VIDEO" || f === "DOCUMENT"
+
+export const HeaderComponent = Schema.Struct({
+  type: Schema.Literal("HEADER"),
+  format: HeaderFormat,
+  text: optional(Schema.String),
+  example: optional(HeaderExample)
+}).pipe(
+  Schema.filter((h): Issue | undefined => {
+    if (h.format === "TEXT") {
+      if (h.text === undefined) return { path: ["text"], message: "text is required for a TEXT header" }
+      if (h.example?.header_handle !== undefined) {
+        return { path: ["example", "header_handle"], message: "header_handle is only for IMAGE, VIDEO and DOCUMENT headers" }
+      }
+      return undefined
+    }
+    if (isMediaFormat(h.format)) {
+      if (h.text !== undefined) return { path: ["text"], message: "text is only for TEXT headers" }
+      const handle = h.example?.header_handle
+      if (handle === undefined) {
+        return {
+          path: ["example", "header_handle"],
+          message: `example.header_handle (one upload handle) is required for ${h.format} headers`
+        }
+      }
+      if (handle.length !== 1) {
+        return { path: ["example", "header_handle"], message: "header_handle must be a list of exactly one handle" }
+      }
+      return undefined
+    }
+    if (h.text !== undefined) return { path: ["text"], message: "a LOCATION header carries no text" }
+    if (h.example !== undefined) return { path: ["example"], message: "a LOCATION header carries no example" }
+    return undefined
+  }),
+  Schema.annotations({ identifier: "HeaderComponent" })
+)
+export type HeaderComponent = typeof HeaderComponent.Type
+
+// BODY ------------------------------------------------------------------------------
+
+/** Named placeholder example, Meta's `body_text_named_params` item. */
+export const NamedParamExample = Schema.Struct({ param_name: NonEmptyString, example: Schema.String })
+
+export const BodyExample = Schema.Struct({
+  body_text: optional(
+    Schema.Array(Schema.Array(Schema.String)).pipe(
+      Schema.itemsCount(1, { message: () => "body_text must be a list containing one list of strings" })
+    )
+  ),
+  body_text_named_params: optional(Schema.NonEmptyArray(NamedParamExample))
+}).pipe(
+  Schema.filter((e): Issue | undefined => {
+    if (e.body_text !== undefined && e.body_text_named_params !== undefined) {
+      return { path: ["body_text_named_params"], message: "body_text and body_text_named_params are mutually exclusive" }
+    }
+    if (e.body_text === undefined && e.body_text_named_params === undefined) {
+      return { path: ["body_text"], message: "an example needs body_text or body_text_named_params" }
+    }
+    return undefined
+  })
+)
+
+export const BodyComponent = Schema.Struct({
+  type: Schema.Literal("BODY"),
+  text: optional(Schema.String),
+  example: optional(BodyExample),
+  add_security_recommendation: optional(Schema.Boolean)
+}).annotations({ identifier: "BodyComponent" })
+export type BodyComponent = typeof BodyComponent.Type
+
+// FOOTER ----------------------------------------------------------------------------
+
+export const FooterComponent = Schema.Struct({
+  type: Schema.Literal("FOOTER"),
+  text: optional(Schema.String),
+  code_expiration_minutes: optional(
+    Schema.Int.pipe(
+      Schema.between(CODE_EXPIRATION_MINUTES_MIN, CODE_EXPIRATION_MINUTES_MAX, {
+        message: () => `must be an integer between ${CODE_EXPIRATION_MINUTES_MIN} and ${CODE_EXPIRATION_MINUTES_MAX}`
+      })
+    )
+  )
+}).pipe(
+  Schema.filter((f): Issue | undefined => {
+    if (f.text !== undefined && f.code_expiration_minutes !== undefined) {
+      return { path: ["code_expiration_minutes"], message: "a FOOTER carries text or code_expiration_minutes, not both" }
+    }
+    if (f.text === undefined && f.code_expiration_minutes === undefined) {
+      return { path: ["text"], message: "a FOOTER carries text or code_expiration_minutes" }
+    }
+    return undefined
+  }),
+  Schema.annotations({ identifier: "FooterComponent" })
+)
+export type FooterComponent = typeof FooterComponent.Type
+
+// BUTTONS ---------------------------------------------------------------------------
+
+const PLACEHOLDER = /\{\{\s*[^}\s]+\s*\}\}/
+
+export const QuickReplyButton = Schema.Struct({ type: Schema.Literal("QUICK_REPLY"), text: Schema.String })
+
+/** Static URL, or dynamic with a `{{1}}` placeholder plus fully resolved example URLs. */
+export const UrlButton = Schema.Struct({
+  type: Schema.Literal("URL"),
+  text: Schema.String,
+  url: NonEmptyString,
+  example: optional(Schema.Array(Schema.String))
+}).pipe(
+  Schema.filter((b): Issue | undefined =>
+    PLACEHOLDER.test(b.url) && (b.example === undefined || b.example.length === 0)
+      ? { path: ["example"], message: "a dynamic URL with a {{1}} placeholder requires example: fully resolved example URLs" }
+      : undefined
+  )
+)
+
+export const PhoneNumberButton = Schema.Struct({
+  type: Schema.Literal("PHONE_NUMBER"),
+  text: Schema.String,
+  phone_number: NonEmptyString
+})
+
+export const CopyCodeButton = Schema.Struct({
+  type: Schema.Literal("COPY_CODE"),
+  example: Schema.String,
+  text: optional(Schema.String)
+})
+
+export const SupportedApp = Schema.Struct({ package_name: NonEmptyString, signature_hash: NonEmptyString })
+
+export const OtpType = Schema.Literal("COPY_CODE", "ONE_TAP", "ZERO_TAP")
+
+/** Authentication-only button; package_name, signature_hash and autofill_text are passed through. */
+export const OtpButton = Schema.Struct({
+  type: Schema.Literal("OTP"),
+  otp_type: OtpType,
+  text: optional(Schema.String),
+  supported_apps: optional(Schema.Array(SupportedApp)),
+  package_name: optional(Schema.String),
+  signature_hash: optional(Schema.String),
+  autofill_text: optional(Schema.String),
+  zero_tap_terms_accepted: optional(Schema.Boolean)
+})
+
+/** Catalog button: passthrough, any further upstream field is kept. */
+export const CatalogButton = Schema.Struct(
+  { type: Schema.Literal("CATALOG"), text: optional(Schema.String) },
+  Schema.Record({ key: Schema.String, value: Schema.Unknown })
+)
+
+export const TemplateButton = Schema.Union(
+  QuickReplyButton,
+  UrlButton,
+  PhoneNumberButton,
+  CopyCodeButton,
+  OtpButton,
+  CatalogButton
+).annotations({ identifier: "TemplateButton" })
+export type TemplateButton = typeof TemplateButton.Type
+
+export const ButtonsComponent = Schema.Struct({
+  type: Schema.Literal("BUTTONS"),
+  buttons: Schema.NonEmptyArray(TemplateButton)
+}).annotations({ identifier: "ButtonsComponent" })
+export type ButtonsComponent = typeof ButtonsComponent.Type
+
+// Scope rules -----------------------------------------------------------------------
+
+type Typed = { readonly type: string }
+
+/** Count rules of one scope (the template, or one carousel card); paths are relative to the list. */
+const scopeIssues = (components: ReadonlyArray<Typed>, scope: "template" | "card"): Array<Issue> => {
+  const issues: Array<Issue> = []
+  const seen = new Map<string, number>()
+  components.forEach((c, i) => {
+    const n = (seen.get(c.type) ?? 0) + 1
+    seen.set(c.type, n)
+    if (n > 1 && ["HEADER", "BODY", "FOOTER", "BUTTONS", "CAROUSEL"].includes(c.type)) {
+      issues.push({ path: [i, "type"], message: `at most one ${c.type} component is allowed per ${scope}` })
+    }
+  })
+  if (!seen.has("BODY")) issues.push({ path: [], message: `exactly one BODY component is required per ${scope}` })
+  return issues
+}
+
+// CAROUSEL --------------------------------------------------------------------------
+
+export const CardComponent = Schema.Union(HeaderComponent, BodyComponent, ButtonsComponent)
+export type CardComponent = typeof CardComponent.Type
+
+export const CarouselCard = Schema.Struct({
+  components: Schema.Array(CardComponent).pipe(Schema.filter((cs) => scopeIssues(cs, "card")))
+}).annotations({ identifier: "CarouselCard" })
+
+const carouselCards = Schema.Array(CarouselCard).pipe(
+    Schema.minItems(CAROUSEL_MIN_CARDS, {
+      message: () => `a carousel has ${CAROUSEL_MIN_CARDS} to ${CAROUSEL_MAX_CARDS} cards`
+    }),
+    Schema.maxItems(CAROUSEL_MAX_CARDS, {
+      message: () => `a carousel has ${CAROUSEL_MIN_CARDS} to ${CAROUSEL_MAX_CARDS} cards`
+    })
+  )
+
+export const CarouselComponent = Schema.Struct({
+  type: Schema.Literal("CAROUSEL"),
+  cards: carouselCards
+}).annotations({ identifier: "CarouselComponent" })
+export type CarouselComponent = typeof CarouselComponent.Type
+
+/** A card component the platform does not model (response side only). */
+export const UnmodelledComponent = Schema.Struct(
+  { type: Schema.String },
+  Schema.Record({ key: Schema.String, value: Schema.Unknown })
+)
+
+/** Response-side carousel: cards may carry components the platform does not model. */
+export const CarouselComponentResponse = Schema.Struct({
+  type: Schema.Literal("CAROUSEL"),
+  cards: Schema.Array(
+    Schema.Struct({ components: Schema.Array(Schema.Union(CardComponent, UnmodelledComponent)) })
+  )
+}).annotations({ identifier: "CarouselComponentResponse" })
+
+export const TemplateComponent = Schema.Union(
+  HeaderComponent,
+  BodyComponent,
+  FooterComponent,
+  ButtonsComponent,
+  CarouselComponent
+).annotations({ identifier: "TemplateComponent" })
+export type TemplateComponent = typeof TemplateComponent.Type
+
+export const TemplateComponentResponse = Schema.Union(
+  HeaderComponent,
+  BodyComponent,
+  FooterComponent,
+  ButtonsComponent,
+  CarouselComponentResponse
+).annotations({ identifier: "TemplateComponentResponse" })
+export type TemplateComponentResponse = typeof TemplateComponentResponse.Type
+
+/** Request-side component list with the per-scope count rules (one BODY, at most one of the others). */
+export const TemplateComponents = Schema.Array(TemplateComponent).pipe(
+  Schema.filter((cs) => scopeIssues(cs, "template"))
+)
+
+/**
+ * Category-dependent rules across components (SPEC §2.2); paths are relative to the
+ * component list. Exported for the server, which checks a PATCH against the stored row.
+ */
+export const templateComponentIssues = (
+  components: ReadonlyArray<TemplateComponent>,
+  options: { readonly category?: TemplateCategory | undefined; readonly parameter_format?: ParameterFormat | undefined }
+): Array<Issue> => {
+  const { category, parameter_format } = options
+  const auth = category === "authentication"
+  const issues: Array<Issue> = []
+  const body = (b: BodyComponent, at: ReadonlyArray<PropertyKey>) => {
+    if (category !== undefined && !auth && b.text === undefined) {
+      issues.push({ path: [...at, "text"], message: `BODY text is required for the ${category} category` })
+    }
+    if (auth && b.text !== undefined) {
+      issues.push({ path: [...at, "text"], message: "BODY text is forbidden for the authentication category" })
+    }
+    if (category !== undefined && !auth && b.add_security_recommendation !== undefined) {
+      issues.push({
+        path: [...at, "add_security_recommendation"],
+        message: "add_security_recommendation is for the authentication category only"
+      })
+    }
+    if (parameter_format === "NAMED" && b.example?.body_text !== undefined) {
+      issues.push({ path: [...at, "example", "body_text"], message: "a NAMED template uses body_text_named_params" })
+    }
+    if (parameter_format === "POSITIONAL" && b.example?.body_text_named_params !== undefined) {
+      issues.push({
+        path: [...at, "example", "body_text_named_params"],
+        message: "a POSITIONAL template uses body_text"
+      })
+    }
+  }
+  const buttons = (b: ButtonsComponent, at: ReadonlyArray<PropertyKey>) => {
+    b.buttons.forEach((button, k) => {
+      if (category !== undefined && !auth && button.type === "OTP") {
+        issues.push({ path: [...at, "buttons", k, "type"], message: "OTP buttons are for the authentication category only" })
+      }
+    })
+  }
+  components.forEach((c, i) => {
+    switch (c.type) {
+      case "BODY":
+        return body(c, [i])
+      case "BUTTONS":
+        return buttons(c, [i])
+      case "FOOTER":
+        if (category !== undefined && !auth && c.code_expiration_minutes !== undefined) {
+          issues.push({
+            path: [i, "code_expiration_minutes"],
+            message: "code_expiration_minutes is for the authentication category only"
+          })
+        }
+        if (auth && c.text !== undefined) {
+          issues.push({ path: [i, "text"], message: "an authentication FOOTER carries code_expiration_minutes, not text" })
+        }
+        return
+      case "CAROUSEL":
+        return c.cards.forEach((card, k) =>
+          card.components.forEach((cc, j) => {
+            const at = [i, "cards", k, "components", j]
+            if (cc.type === "BODY") body(cc, at)
+            if (cc.type === "BUTTONS") buttons(cc, at)
+          })
+        )
+      case "HEADER":
+        return
+    }
+  })
+  return issues
+}
+
+// Resources ------------------------------------------------------------------------
+
+/** Template resource (SPEC §2.1). */
+export const Template = Schema.Struct({
+  id: Id,
+  name: Schema.String,
+  language_code: Schema.String,
+  category: TemplateCategory,
+  body_text: Schema.String,
+  variables: Schema.Array(Schema.String),
+  components: optional(Schema.NullOr(Schema.Array(TemplateComponentResponse))),
+  parameter_format: optional(Schema.NullOr(ParameterFormat)),
+  header_format: optional(Schema.NullOr(Schema.String)),
+  is_active: Schema.Boolean,
+  platform_channel_id: optional(Schema.NullOr(Id)),
+  meta_status: optional(Schema.NullOr(Schema.String)),
+  meta_category: optional(Schema.NullOr(Schema.String)),
+  meta_template_id: optional(Schema.NullOr(Schema.String)),
+  meta_rejection_reason: optional(Schema.NullOr(Schema.String)),
+  created_at: Timestamp
+}).annotations({ identifier: "Template" })
+export type Template = typeof Template.Type
+
+const prefixed = (prefix: PropertyKey, issues: ReadonlyArray<Issue>): Array<Issue> =>
+  issues.map((i) => ({ path: [prefix, ...i.path], message: i.message }))
+
+/**
+ * POST /templates body: either legacy `body_text` (+ `variables`) without components, or
+ * `components` (+ `parameter_format`; a `body_text` beside them is ignored at submit).
+ */
+export const TemplateCreate = requestBody(
+  Schema.Struct({
+    channel_id: Id,
+    name: NonEmptyString,
+    language_code: NonEmptyString,
+    category: TemplateCategory,
+    body_text: optional(Schema.String),
+    variables: optional(Schema.Array(Schema.String)),
+    components: optional(TemplateComponents),
+    parameter_format: optional(ParameterFormat)
+  }).pipe(
+    Schema.filter((t): Array<Issue> => {
+      if (t.components === undefined) {
+        if (t.category === "authentication") {
+          return [{ path: ["components"], message: "the authentication category requires components" }]
+        }
+        if (t.body_text === undefined) return [{ path: ["body_text"], message: "body_text or components is required" }]
+        if (t.parameter_format !== undefined) {
+          return [{ path: ["parameter_format"], message: "parameter_format goes with components" }]
+        }
+        return []
+      }
+      if (t.variables !== undefined) {
+        return [{ path: ["variables"], message: "variables belong to the legacy body_text shape, not to components" }]
+      }
+      return prefixed("components", templateComponentIssues(t.components, t))
+    })
+  ),
+  "TemplateCreate"
+)
+export type TemplateCreate = typeof TemplateCreate.Type
+
+/** PATCH /templates/{id}: any subset; category rules are checked when both are present. */
+export const TemplatePatch = requestBody(
+  Schema.Struct({
+    body_text: optional(Schema.String),
+    category: optional(TemplateCategory),
+    components: optional(TemplateComponents),
+    parameter_format: optional(ParameterFormat),
+    variables: optional(Schema.Array(Schema.String))
+  }).pipe(
+    Schema.filter((t) =>
+      t.components === undefined ? undefined : prefixed("components", templateComponentIssues(t.components, t))
+    )
+  ),
+  "TemplatePatch"
+)
+export type TemplatePatch = typeof TemplatePatch.Type
+
+export const TemplateSync = requestBody(Schema.Struct({ channel_id: Id }), "TemplateSync")
+export type TemplateSync = typeof TemplateSync.Type
+
+export const TemplateSyncResult = Schema.Struct({
+  imported: Schema.Int,
+  updated: Schema.Int,
+  skipped: Schema.Int,
+  total: Schema.Int
+}).annotations({ identifier: "TemplateSyncResult" })
+export type TemplateSyncResult = typeof TemplateSyncResult.Type
+
+/** POST /templates/header-media result: the upload handle for `example.header_handle`. */
+export const HeaderMediaResult = Schema.Struct({ handle: Schema.String }).annotations({
+  identifier: "HeaderMediaResult"
+})
+export type HeaderMediaResult = typeof HeaderMediaResult.Type
