@@ -1,0 +1,52 @@
+import { Schema } from "effect"
+import { Id, NonEmptyString, Timestamp, optional, requestBody } from "./common.js"
+import { Scope } from "./scopes.js"
+
+/** API key as listed in the dashboard; the plaintext is never part of it (SPEC §5.1). */
+export const ApiKey = Schema.Struct({
+  id: Id,
+  name: Schema.String,
+  prefix: Schema.String,
+  scopes: Schema.Array(Scope),
+  is_active: Schema.Boolean,
+  expires_at: Schema.NullOr(Timestamp),
+  last_used_at: Schema.NullOr(Timestamp),
+  rate_limit_per_minute: Schema.Int,
+  created_at: Timestamp
+}).annotations({ identifier: "ApiKey" })
+export type ApiKey = typeof ApiKey.Type
+
+/** Plaintext key format: `pk_live_` and at least 32 base62 characters. */
+export const ApiKeyPlaintext = Schema.String.pipe(Schema.pattern(/^pk_live_[0-9A-Za-z]{32,}$/))
+
+/** Creation response: the key plus its plaintext, shown this once. */
+export const ApiKeyCreated = Schema.Struct({ ...ApiKey.fields, key: ApiKeyPlaintext }).annotations({
+  identifier: "ApiKeyCreated"
+})
+export type ApiKeyCreated = typeof ApiKeyCreated.Type
+
+const RateLimitPerMinute = Schema.Int.pipe(Schema.positive({ message: () => "must be a positive integer" }))
+
+/** POST /dashboard/api-keys; scopes default to all 11. */
+export const ApiKeyCreate = requestBody(
+  Schema.Struct({
+    name: NonEmptyString,
+    scopes: optional(Schema.Array(Scope)),
+    expires_at: optional(Schema.NullOr(Timestamp)),
+    rate_limit_per_minute: optional(RateLimitPerMinute)
+  }),
+  "ApiKeyCreate"
+)
+export type ApiKeyCreate = typeof ApiKeyCreate.Type
+
+/** PATCH /dashboard/api-keys/{id}; scopes are fixed at creation. */
+export const ApiKeyPatch = requestBody(
+  Schema.Struct({
+    name: optional(NonEmptyString),
+    is_active: optional(Schema.Boolean),
+    expires_at: optional(Schema.NullOr(Timestamp)),
+    rate_limit_per_minute: optional(RateLimitPerMinute)
+  }),
+  "ApiKeyPatch"
+)
+export type ApiKeyPatch = typeof ApiKeyPatch.Type

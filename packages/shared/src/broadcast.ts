@@ -1,0 +1,98 @@
+import { Schema } from "effect"
+import { Id, NonEmptyString, Timestamp, optional, requestBody } from "./common.js"
+import { BROADCAST_RECIPIENTS_PER_CALL } from "./limits.js"
+import { RuntimeComponent } from "./message.js"
+import { Page } from "./pagination.js"
+
+export const BroadcastStatus = Schema.Literal("draft", "scheduled", "sending", "completed", "failed").annotations({
+  identifier: "BroadcastStatus"
+})
+export type BroadcastStatus = typeof BroadcastStatus.Type
+
+/** Broadcast resource (SPEC §2.7). */
+export const Broadcast = Schema.Struct({
+  id: Id,
+  name: Schema.String,
+  platform_channel_id: Id,
+  template_name: Schema.String,
+  language_code: Schema.String,
+  status: BroadcastStatus,
+  recipient_count: Schema.Int,
+  scheduled_at: optional(Schema.NullOr(Timestamp)),
+  started_at: optional(Schema.NullOr(Timestamp)),
+  completed_at: optional(Schema.NullOr(Timestamp)),
+  created_at: Timestamp,
+  updated_at: Timestamp
+}).annotations({ identifier: "Broadcast" })
+export type Broadcast = typeof Broadcast.Type
+
+/** POST /broadcasts: a draft (DESIGN §5). */
+export const BroadcastCreate = requestBody(
+  Schema.Struct({
+    name: NonEmptyString,
+    channel_id: Id,
+    template_name: NonEmptyString,
+    language_code: NonEmptyString,
+    components: optional(Schema.Array(RuntimeComponent))
+  }),
+  "BroadcastCreate"
+)
+export type BroadcastCreate = typeof BroadcastCreate.Type
+
+export const BroadcastRecipientInput = Schema.Struct({
+  to: NonEmptyString,
+  components: optional(Schema.Array(RuntimeComponent))
+})
+
+/** POST /broadcasts/{id}/recipients: 1..1000 recipients a call, deduplicated by `to`. */
+export const BroadcastRecipientsLoad = requestBody(
+  Schema.Struct({
+    recipients: Schema.Array(BroadcastRecipientInput).pipe(
+      Schema.minItems(1, { message: () => `must hold 1 to ${BROADCAST_RECIPIENTS_PER_CALL} recipients` }),
+      Schema.maxItems(BROADCAST_RECIPIENTS_PER_CALL, {
+        message: () => `must hold 1 to ${BROADCAST_RECIPIENTS_PER_CALL} recipients`
+      })
+    )
+  }),
+  "BroadcastRecipientsLoad"
+)
+export type BroadcastRecipientsLoad = typeof BroadcastRecipientsLoad.Type
+
+/** Result of a recipients load: how many were new, how many were duplicates, the new total. */
+export const BroadcastRecipientsLoadResult = Schema.Struct({
+  added: Schema.Int,
+  skipped: Schema.Int,
+  recipient_count: Schema.Int
+}).annotations({ identifier: "BroadcastRecipientsLoadResult" })
+export type BroadcastRecipientsLoadResult = typeof BroadcastRecipientsLoadResult.Type
+
+/** POST /broadcasts/{id}/schedule; the server checks "in the future, 60 s skew tolerated". */
+export const BroadcastSchedule = requestBody(Schema.Struct({ scheduled_at: Timestamp }), "BroadcastSchedule")
+export type BroadcastSchedule = typeof BroadcastSchedule.Type
+
+export const RecipientStatus = Schema.Literal("pending", "sent", "delivered", "read", "responded", "failed")
+export type RecipientStatus = typeof RecipientStatus.Type
+
+export const BroadcastRecipient = Schema.Struct({
+  id: Id,
+  to: Schema.String,
+  status: RecipientStatus,
+  message_id: Schema.NullOr(Schema.String),
+  error: Schema.NullOr(Schema.String),
+  updated_at: Timestamp
+}).annotations({ identifier: "BroadcastRecipient" })
+export type BroadcastRecipient = typeof BroadcastRecipient.Type
+
+/** GET /broadcasts/{id}/recipients: a page of recipients plus counts per state. */
+export const BroadcastRecipientsPage = Schema.Struct({
+  ...Page(BroadcastRecipient).fields,
+  counts: Schema.Struct({
+    pending: Schema.Int,
+    sent: Schema.Int,
+    delivered: Schema.Int,
+    read: Schema.Int,
+    responded: Schema.Int,
+    failed: Schema.Int
+  })
+}).annotations({ identifier: "BroadcastRecipientsPage" })
+export type BroadcastRecipientsPage = typeof BroadcastRecipientsPage.Type

@@ -1,0 +1,73 @@
+import { Schema } from "effect"
+import { Id, Timestamp, optional } from "./common.js"
+import { GenericEnvelope } from "./events.js"
+import { Page, IntFromString, ListQueryFields } from "./pagination.js"
+
+export const DeliveryStatus = Schema.Literal("pending", "delivering", "delivered", "failed").annotations({
+  identifier: "DeliveryStatus"
+})
+export type DeliveryStatus = typeof DeliveryStatus.Type
+
+/** What a delivery carried, verbatim: one envelope, or a buffered batch `{events: [...]}`. */
+export const DeliveredPayload = Schema.Union(Schema.Struct({ events: Schema.Array(GenericEnvelope) }), GenericEnvelope)
+
+/** Normalized event delivery (SPEC §2.6); `envelope` only with include=full_envelope. */
+export const EventDelivery = Schema.Struct({
+  id: Id,
+  subscription_id: Id,
+  developer_account_id: Id,
+  platform_channel_id: optional(Schema.NullOr(Id)),
+  event_id: Schema.String,
+  event_type: Schema.String,
+  conversation_peer: optional(Schema.NullOr(Schema.String)),
+  status: DeliveryStatus,
+  attempts: Schema.Int,
+  next_retry_at: optional(Schema.NullOr(Timestamp)),
+  response_status: optional(Schema.NullOr(Schema.Int)),
+  response_body_snippet: optional(Schema.NullOr(Schema.String)),
+  created_at: optional(Timestamp),
+  delivered_at: optional(Schema.NullOr(Timestamp)),
+  envelope: optional(DeliveredPayload)
+}).annotations({ identifier: "EventDelivery" })
+export type EventDelivery = typeof EventDelivery.Type
+
+/** Raw-forward delivery row (mode=meta); its body is the upstream JSON, not shown in lists. */
+export const RawForwardDelivery = Schema.Struct({
+  id: Id,
+  platform_channel_id: Id,
+  status: DeliveryStatus,
+  attempts: Schema.Int,
+  next_retry_at: Schema.NullOr(Timestamp),
+  response_status: Schema.NullOr(Schema.Int),
+  response_body_snippet: Schema.NullOr(Schema.String),
+  created_at: Timestamp,
+  delivered_at: Schema.NullOr(Timestamp)
+}).annotations({ identifier: "RawForwardDelivery" })
+export type RawForwardDelivery = typeof RawForwardDelivery.Type
+
+export const DeliveryMode = Schema.Literal("native", "meta")
+export type DeliveryMode = typeof DeliveryMode.Type
+
+/** Query of GET /webhooks/deliveries (SPEC §4.6). */
+export const DeliveryListQuery = Schema.Struct({
+  ...ListQueryFields,
+  mode: Schema.optionalWith(DeliveryMode, { default: () => "native" as const }),
+  subscription_id: optional(IntFromString),
+  channel_id: optional(IntFromString),
+  status: optional(Schema.String),
+  event_type: optional(Schema.String),
+  errors_only: optional(Schema.BooleanFromString)
+})
+export type DeliveryListQuery = typeof DeliveryListQuery.Type
+
+/** GET /webhooks/deliveries result: the list envelope plus `mode`. */
+export const DeliveryList = Schema.Union(
+  Schema.Struct({ mode: Schema.Literal("native"), ...Page(EventDelivery).fields }),
+  Schema.Struct({ mode: Schema.Literal("meta"), ...Page(RawForwardDelivery).fields })
+).annotations({ identifier: "DeliveryList" })
+export type DeliveryList = typeof DeliveryList.Type
+
+/** Query of GET /webhooks/deliveries/{id}. */
+export const DeliveryDetailQuery = Schema.Struct({ include: optional(Schema.Literal("full_envelope")) })
+export type DeliveryDetailQuery = typeof DeliveryDetailQuery.Type
+

@@ -1,0 +1,91 @@
+import { Schema } from "effect"
+import { Id, Timestamp, optional, requestBody } from "./common.js"
+import { EventType } from "./events.js"
+import {
+  BUFFER_MAX_BATCH_MAX,
+  BUFFER_MAX_BATCH_MIN,
+  BUFFER_WINDOW_SECONDS_MAX,
+  BUFFER_WINDOW_SECONDS_MIN,
+  INACTIVITY_MINUTES_MAX,
+  INACTIVITY_MINUTES_MIN,
+  SUBSCRIPTION_DESCRIPTION_MAX,
+  TARGET_URL_MAX,
+  TARGET_URL_MIN
+} from "./limits.js"
+
+const intBetween = (min: number, max: number) =>
+  Schema.Int.pipe(Schema.between(min, max, { message: () => `must be an integer between ${min} and ${max}` }))
+
+export const CustomHeaders = Schema.Record({ key: Schema.String, value: Schema.String })
+
+/** Subscription resource (SPEC §2.5); `secret` only in create and rotate-secret responses. */
+export const WebhookSubscription = Schema.Struct({
+  id: Id,
+  developer_account_id: Id,
+  platform_channel_id: Schema.NullOr(Id),
+  target_url: Schema.String,
+  description: Schema.NullOr(Schema.String),
+  event_types: Schema.Array(Schema.String),
+  custom_headers: Schema.NullOr(CustomHeaders),
+  buffer_window_seconds: Schema.NullOr(Schema.Int),
+  buffer_max_batch: Schema.NullOr(Schema.Int),
+  inactivity_minutes: Schema.NullOr(Schema.Int),
+  is_active: Schema.Boolean,
+  is_paused: Schema.Boolean,
+  paused_reason: Schema.NullOr(Schema.String),
+  failure_count: Schema.Int,
+  last_delivery_at: Schema.NullOr(Timestamp),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+  secret: optional(Schema.String)
+}).annotations({ identifier: "WebhookSubscription" })
+export type WebhookSubscription = typeof WebhookSubscription.Type
+
+export const TargetUrl = Schema.String.pipe(
+  Schema.minLength(TARGET_URL_MIN, { message: () => `must be ${TARGET_URL_MIN} to ${TARGET_URL_MAX} characters` }),
+  Schema.maxLength(TARGET_URL_MAX, { message: () => `must be ${TARGET_URL_MIN} to ${TARGET_URL_MAX} characters` }),
+  Schema.filter((s) => {
+    try {
+      new URL(s)
+      return true
+    } catch {
+      return "must be an absolute URL"
+    }
+  })
+)
+
+const subscriptionFields = {
+  target_url: TargetUrl,
+  event_types: optional(Schema.Array(EventType)),
+  platform_channel_id: optional(Schema.NullOr(Id)),
+  description: optional(
+    Schema.String.pipe(
+      Schema.maxLength(SUBSCRIPTION_DESCRIPTION_MAX, {
+        message: () => `must be at most ${SUBSCRIPTION_DESCRIPTION_MAX} characters`
+      })
+    )
+  ),
+  custom_headers: optional(CustomHeaders),
+  buffer_window_seconds: optional(Schema.NullOr(intBetween(BUFFER_WINDOW_SECONDS_MIN, BUFFER_WINDOW_SECONDS_MAX))),
+  buffer_max_batch: optional(Schema.NullOr(intBetween(BUFFER_MAX_BATCH_MIN, BUFFER_MAX_BATCH_MAX))),
+  inactivity_minutes: optional(Schema.NullOr(intBetween(INACTIVITY_MINUTES_MIN, INACTIVITY_MINUTES_MAX))),
+  is_active: optional(Schema.Boolean)
+}
+
+/** POST /webhooks/subscriptions (SPEC §4.5); is_active defaults to true on the server. */
+export const WebhookSubscriptionCreate = requestBody(
+  Schema.Struct(subscriptionFields),
+  "WebhookSubscriptionCreate"
+)
+export type WebhookSubscriptionCreate = typeof WebhookSubscriptionCreate.Type
+
+/** PATCH /webhooks/subscriptions/{id}: the create fields, all optional. */
+export const WebhookSubscriptionPatch = requestBody(
+  Schema.Struct({ ...subscriptionFields, target_url: optional(TargetUrl) }),
+  "WebhookSubscriptionPatch"
+)
+export type WebhookSubscriptionPatch = typeof WebhookSubscriptionPatch.Type
+
+/** Query of POST /webhooks/subscriptions/{id}/test. */
+export const SubscriptionTestQuery = Schema.Struct({ event_type: optional(EventType) })
+export type SubscriptionTestQuery = typeof SubscriptionTestQuery.Type
