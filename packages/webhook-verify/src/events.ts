@@ -129,29 +129,21 @@ export type Envelope<E extends EventType = EventType> = E extends EventType
   ? EnvelopeFields & { readonly event: E; readonly data: EventDataMap[E] }
   : never
 
-/** A known event: the discriminated union of the twelve typed envelopes. */
-export type KnownWebhookEvent = Envelope
+/** A parsed event: the discriminated union of the twelve typed envelopes, so `switch (event.event)` narrows `data`. */
+export type WebhookEvent = Envelope
 
-declare const unknownEventType: unique symbol
-
-/** An event type this version of the library does not know yet; never equal to a known literal, so narrowing on `event` still works. */
-export type UnknownEventType = string & { readonly [unknownEventType]: true }
-
-/** An envelope whose event type is newer than this library: delivered as-is instead of failing. */
+/** An envelope whose event type is newer than this library: handed over as a generic envelope instead of failing. */
 export interface UnknownWebhookEvent extends EnvelopeFields {
-  /** The (unknown) event type. */
-  readonly event: UnknownEventType
+  /** The event type this version does not know. */
+  readonly event: string
   /** The untyped event data. */
   readonly data: Readonly<Record<string, unknown>>
 }
 
-/** What `parse` yields per envelope: a typed known event or a generic envelope for future types. */
-export type WebhookEvent = KnownWebhookEvent | UnknownWebhookEvent
-
 /** A batch body (SPEC §6.4): `{ events: [envelope, ...] }`. */
 export interface EnvelopeBatch {
   /** The buffered envelopes, in emission order. */
-  readonly events: ReadonlyArray<WebhookEvent>
+  readonly events: ReadonlyArray<Envelope>
 }
 
 const known: ReadonlySet<string> = new Set(EVENT_TYPES)
@@ -159,9 +151,4 @@ const known: ReadonlySet<string> = new Set(EVENT_TYPES)
 /** Whether a string is one of the twelve known event types. */
 export function isEventType(value: string): value is EventType {
   return known.has(value)
-}
-
-/** Whether a parsed event is one of the twelve known types (narrows to the typed union). */
-export function isKnownEvent(event: WebhookEvent): event is KnownWebhookEvent {
-  return known.has(event.event)
 }

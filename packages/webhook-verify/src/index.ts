@@ -3,7 +3,6 @@ export type { HeadersLike } from "./headers.js"
 export {
   EVENT_TYPES,
   isEventType,
-  isKnownEvent,
   type ChannelEventData,
   type ChannelEventType,
   type ConversationEventData,
@@ -13,11 +12,9 @@ export {
   type EnvelopeFields,
   type EventDataMap,
   type EventType,
-  type KnownWebhookEvent,
   type MessageEventData,
   type MessageEventType,
   type TemplateStatusChangedData,
-  type UnknownEventType,
   type UnknownWebhookEvent,
   type WebhookEvent
 } from "./events.js"

@@ -1,6 +1,6 @@
 import { toBytes } from "./encoding.js"
 import { assertRawBody, failure, type RawBody, type VerifyFailure } from "./errors.js"
-import type { WebhookEvent } from "./events.js"
+import { isEventType, type UnknownWebhookEvent, type WebhookEvent } from "./events.js"
 import { checkSecrets, verifySignature, type SignatureFailureReason } from "./verify.js"
 
 /** Why a body could not be parsed into events. */
@@ -12,8 +12,10 @@ export interface ParsedDelivery {
   readonly ok: true
   /** Whether the body was a batch `{ events: [...] }`. */
   readonly batch: boolean
-  /** The events in delivery order (one for a single envelope). */
+  /** The events of the twelve known types, in delivery order, typed by event type. */
   readonly events: ReadonlyArray<WebhookEvent>
+  /** Envelopes whose event type is newer than this library, as generic envelopes (usually empty). */
+  readonly unknownEvents: ReadonlyArray<UnknownWebhookEvent>
 }
 
 /** The result of `parse`. */
@@ -58,11 +60,21 @@ export function parseText(text: string): ParseResult {
       const problem = envelopeProblem(events[i])
       if (problem !== undefined) return failure("invalid_envelope", `events[${i}] ${problem}`)
     }
-    return { ok: true, batch: true, events: events as WebhookEvent[] }
+    return split(true, events as Array<WebhookEvent | UnknownWebhookEvent>)
   }
   const problem = envelopeProblem(json)
   if (problem !== undefined) return failure("invalid_envelope", `the envelope's ${problem}`)
-  return { ok: true, batch: false, events: [json as unknown as WebhookEvent] }
+  return split(false, [json as unknown as WebhookEvent | UnknownWebhookEvent])
+}
+
+function split(batch: boolean, envelopes: ReadonlyArray<WebhookEvent | UnknownWebhookEvent>): ParsedDelivery {
+  const events: WebhookEvent[] = []
+  const unknownEvents: UnknownWebhookEvent[] = []
+  for (const envelope of envelopes) {
+    if (isEventType(envelope.event)) events.push(envelope as WebhookEvent)
+    else unknownEvents.push(envelope as UnknownWebhookEvent)
+  }
+  return { ok: true, batch, events, unknownEvents }
 }
 
 /** Decodes a raw body as UTF-8 text. */
@@ -75,7 +87,7 @@ export function decodeBody(rawBody: RawBody | ArrayBufferView): string | VerifyF
   }
 }
 
-/** Parses a raw body into typed events: a top-level `events` key means a batch, anything else one envelope; unknown event types come back as generic envelopes. */
+/** Parses a raw body into typed events: a top-level `events` key means a batch, anything else one envelope; unknown event types come back in `unknownEvents` as generic envelopes. */
 export function parse(rawBody: RawBody): ParseResult {
   assertRawBody(rawBody, "parse")
   const text = decodeBody(rawBody)

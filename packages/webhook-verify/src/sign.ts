@@ -2,8 +2,8 @@ import { hmacSha256, platformKey, standardKey } from "./crypto.js"
 import { bytesToBase64, bytesToHex, toBytes } from "./encoding.js"
 import { assertRawBody, assertSecret, misuse, type RawBody } from "./errors.js"
 
-/** The Standard Webhooks headers of a signed delivery. */
-export interface StandardHeaders {
+/** The Standard Webhooks headers of a signed delivery (a type alias, so it is usable wherever a header record is expected). */
+export type StandardHeaders = {
   /** The event id. */
   readonly "webhook-id": string
   /** Unix seconds at signing. */

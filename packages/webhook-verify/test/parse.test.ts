@@ -2,7 +2,6 @@ import { describe, expect, expectTypeOf, it } from "vitest"
 import {
   EVENT_TYPES,
   isEventType,
-  isKnownEvent,
   parse,
   verifyAndParse,
   type ChannelEventData,
@@ -26,25 +25,24 @@ describe("parse()", () => {
   it.each(EVENT_TYPES.map((type) => [type]))("parses a single %s envelope with its data", (type) => {
     const sent = envelope(type)
     const result = parse(json(sent))
-    expect(result).toEqual({ ok: true, batch: false, events: [sent] })
-    expect(result.ok && isKnownEvent(result.events[0]!)).toBe(true)
+    expect(result).toEqual({ ok: true, batch: false, events: [sent], unknownEvents: [] })
     expect(result.ok && result.events[0]!.data).toEqual(dataFor(type))
   })
 
   it("treats a body with a top-level events key as a batch, keeping order", () => {
     const events = [envelope("message.sent"), envelope("message.delivered"), envelope("conversation.created")]
-    expect(parse(json({ events }))).toEqual({ ok: true, batch: true, events })
+    expect(parse(json({ events }))).toEqual({ ok: true, batch: true, events, unknownEvents: [] })
   })
 
   it("treats an empty events array as an empty batch", () => {
-    expect(parse(json({ events: [] }))).toEqual({ ok: true, batch: true, events: [] })
+    expect(parse(json({ events: [] }))).toEqual({ ok: true, batch: true, events: [], unknownEvents: [] })
   })
 
-  it("returns an unknown future event type as a generic envelope instead of failing", () => {
+  it("returns unknown future event types as generic envelopes in unknownEvents instead of failing", () => {
+    const known = envelope("message.sent")
     const future = envelope("payment.captured", { data: { amount: 10 } })
-    const result = parse(json({ events: [envelope("message.sent"), future] }))
-    expect(result.ok && result.events[1]).toEqual(future)
-    expect(result.ok && isKnownEvent(result.events[1]!)).toBe(false)
+    expect(parse(json({ events: [known, future] }))).toEqual({ ok: true, batch: true, events: [known], unknownEvents: [future] })
+    expect(parse(json(future))).toEqual({ ok: true, batch: false, events: [], unknownEvents: [future] })
   })
 
   it.each([
@@ -56,7 +54,7 @@ describe("parse()", () => {
     const text = json(sent)
     const bytes = new TextEncoder().encode(text)
     const body = kind === "string" ? text : kind === "bytes" ? bytes : bytes.slice().buffer
-    expect(parse(body)).toEqual({ ok: true, batch: false, events: [sent] })
+    expect(parse(body)).toEqual({ ok: true, batch: false, events: [sent], unknownEvents: [] })
   })
 
   it.each([
@@ -122,9 +120,11 @@ describe("parse()", () => {
         expect(event.data.status).toBe("approved")
         break
       default:
-        expectTypeOf(event).not.toEqualTypeOf<never>()
+        expectTypeOf(event.event).toEqualTypeOf<
+          "message.sent" | "message.delivered" | "message.read" | "message.failed" | "conversation.created" | "conversation.ended" | "channel.disconnected"
+        >()
     }
-    if (!isKnownEvent(event)) expectTypeOf(event).toEqualTypeOf<UnknownWebhookEvent>()
+    expectTypeOf(result.unknownEvents).toEqualTypeOf<ReadonlyArray<UnknownWebhookEvent>>()
   })
 })
 

@@ -1,5 +1,5 @@
 import { failure, misuse, type RawBody, type VerifyFailure } from "../errors.js"
-import type { WebhookEvent } from "../events.js"
+import type { UnknownWebhookEvent, WebhookEvent } from "../events.js"
 import { getHeader, type HeadersLike } from "../headers.js"
 import { decodeBody, parseText } from "../parse.js"
 import { verifyStandardSignature } from "../standard.js"
@@ -19,6 +19,8 @@ export interface WebhookHandlerOptions {
   readonly secret: string | ReadonlyArray<string>
   /** Called once per event, in delivery order; a throw or rejection answers 500 so the platform retries. */
   readonly onEvent: (event: WebhookEvent, delivery: DeliveryInfo) => void | Promise<void>
+  /** Called once per envelope of an event type newer than this library (default: acknowledged and ignored). */
+  readonly onUnknownEvent?: (event: UnknownWebhookEvent, delivery: DeliveryInfo) => void | Promise<void>
   /** Which signature to check: `platform` (`X-Platform-Signature`, default) or `standard` (Standard Webhooks headers). */
   readonly scheme?: "platform" | "standard"
   /** Timestamp tolerance in seconds for the `standard` scheme (default 300). */
@@ -37,6 +39,7 @@ export interface HandlerReply {
 export interface ResolvedOptions {
   readonly secrets: ReadonlyArray<string>
   readonly onEvent: WebhookHandlerOptions["onEvent"]
+  readonly onUnknownEvent: NonNullable<WebhookHandlerOptions["onUnknownEvent"]> | undefined
   readonly scheme: "platform" | "standard"
   readonly toleranceSeconds: number
   readonly maxBodyBytes: number
@@ -47,11 +50,15 @@ export function resolveOptions(options: WebhookHandlerOptions, fn: string): Reso
   if (typeof options !== "object" || options === null) throw misuse(`${fn}() needs an options object`)
   const secrets = checkSecrets(options.secret, fn)
   if (typeof options.onEvent !== "function") throw misuse(`${fn}() needs an onEvent(event) callback`)
+  if (options.onUnknownEvent !== undefined && typeof options.onUnknownEvent !== "function") {
+    throw misuse(`${fn}() onUnknownEvent must be a function`)
+  }
   const scheme = options.scheme ?? "platform"
   if (scheme !== "platform" && scheme !== "standard") throw misuse(`${fn}() scheme must be "platform" or "standard"`)
   return {
     secrets,
     onEvent: options.onEvent,
+    onUnknownEvent: options.onUnknownEvent,
     scheme,
     toleranceSeconds: options.toleranceSeconds ?? 300,
     maxBodyBytes: options.maxBodyBytes ?? 5 * 1024 * 1024
@@ -87,5 +94,8 @@ export async function handleDelivery(options: ResolvedOptions, headers: HeadersL
   if (!parsed.ok) return reject(400, "invalid_body", parsed)
   const delivery: DeliveryInfo = { deliveryId: getHeader(headers, "x-platform-delivery-id") ?? null, batch: parsed.batch }
   for (const event of parsed.events) await options.onEvent(event, delivery)
+  if (options.onUnknownEvent !== undefined) {
+    for (const event of parsed.unknownEvents) await options.onUnknownEvent(event, delivery)
+  }
   return { status: 204, body: null }
 }

@@ -1,0 +1,144 @@
+import { createServer, type Server } from "node:http"
+import type { AddressInfo } from "node:net"
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest"
+import { createNodeHandler, type DeliveryInfo, type NodeHandlerOptions, type WebhookEvent } from "../../src/index.js"
+import { signedHeaders } from "../../src/testing.js"
+import { backends, envelope, OTHER_SECRET, SECRET, useBackend } from "../helpers.js"
+import { adapterCases, standardCase } from "./cases.js"
+
+const received: Array<[WebhookEvent, DeliveryInfo]> = []
+let options: Partial<NodeHandlerOptions> = {}
+let server: Server
+let url: string
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    const handler = createNodeHandler({
+      secret: SECRET,
+      onEvent: (event, delivery) => {
+        received.push([event, delivery])
+      },
+      ...options
+    })
+    void handler(req, res)
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`
+})
+
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())))
+
+afterEach(() => {
+  received.length = 0
+  options = {}
+})
+
+const post = (body: string, headers: Record<string, string>) => fetch(url, { method: "POST", body, headers })
+
+describe.each(backends)("createNodeHandler() on a node:http server on 127.0.0.1 with the %s backend", async (_name, backend) => {
+  useBackend(backend)
+  const cases = await adapterCases()
+
+  it.each(cases)("$name", async ({ body, headers, status, events, reason }) => {
+    const response = await post(body, headers)
+    expect(response.status).toBe(status)
+    expect(received.map(([event]) => event.event)).toEqual(events)
+    if (reason !== undefined) expect(await response.json()).toMatchObject({ reason })
+  })
+
+  it("passes the delivery id and batch flag to onEvent", async () => {
+    const body = JSON.stringify({ events: [envelope("message.read")] })
+    await post(body, await signedHeaders(SECRET, body, { deliveryId: 991 }))
+    expect(received[0]![1]).toEqual({ deliveryId: "991", batch: true })
+  })
+
+  it("reports a null delivery id when the header is absent", async () => {
+    const body = JSON.stringify(envelope("message.read"))
+    const headers = await signedHeaders(SECRET, body)
+    delete headers["x-platform-delivery-id"]
+    await post(body, headers)
+    expect(received[0]![1]).toEqual({ deliveryId: null, batch: false })
+  })
+
+  it("accepts the previous secret during rotation", async () => {
+    options = { secret: [OTHER_SECRET, SECRET] }
+    const body = JSON.stringify(envelope("message.read"))
+    expect((await post(body, await signedHeaders(SECRET, body))).status).toBe(204)
+  })
+
+  it.each([
+    ["a fresh Standard Webhooks signature", 0, 204],
+    ["a Standard Webhooks signature ten minutes old", 600, 401]
+  ])("with scheme standard answers %s with %i", async (_case, age, status) => {
+    options = { scheme: "standard" }
+    const { body, headers } = await standardCase(age)
+    expect((await post(body, headers)).status).toBe(status)
+  })
+
+  it("answers 405 with Allow: POST to a GET", async () => {
+    const response = await fetch(url)
+    expect(response.status).toBe(405)
+    expect(response.headers.get("allow")).toBe("POST")
+  })
+
+  it("answers 413 to a body over maxBodyBytes", async () => {
+    options = { maxBodyBytes: 100 }
+    const body = JSON.stringify(envelope("message.read"))
+    expect((await post(body, await signedHeaders(SECRET, body))).status).toBe(413)
+  })
+
+  it("answers 500 and calls onError when onEvent throws, so the platform retries", async () => {
+    const onError = vi.fn()
+    options = {
+      onEvent: () => {
+        throw new Error("database down")
+      },
+      onError
+    }
+    const body = JSON.stringify(envelope("message.read"))
+    expect((await post(body, await signedHeaders(SECRET, body))).status).toBe(500)
+    expect(onError).toHaveBeenCalledWith(new Error("database down"))
+  })
+
+  it("awaits an async onEvent before answering", async () => {
+    let done = false
+    options = { onEvent: () => new Promise<void>((resolve) => setTimeout(() => ((done = true), resolve()), 20)) }
+    const body = JSON.stringify(envelope("message.read"))
+    await post(body, await signedHeaders(SECRET, body))
+    expect(done).toBe(true)
+  })
+})
+
+describe("createNodeHandler() misuse", () => {
+  it.each([
+    ["no options", undefined, /needs an options object/],
+    ["a missing secret", { onEvent: () => {} }, /non-empty string/],
+    ["a missing onEvent", { secret: SECRET }, /onEvent/],
+    ["an unknown scheme", { secret: SECRET, onEvent: () => {}, scheme: "hmac" }, /scheme/],
+    ["an onUnknownEvent that is not a function", { secret: SECRET, onEvent: () => {}, onUnknownEvent: true }, /onUnknownEvent/]
+  ])("throws a package-prefixed TypeError at construction for %s", (_case, opts, message) => {
+    expect(() => createNodeHandler(opts as NodeHandlerOptions)).toThrow(TypeError)
+    expect(() => createNodeHandler(opts as NodeHandlerOptions)).toThrow(message)
+  })
+
+  it("logs onEvent errors with console.error by default", async () => {
+    const spy = vi.spyOn(console, "error").mockImplementation(() => {})
+    const handler = createNodeHandler({ secret: SECRET, onEvent: () => Promise.reject(new Error("boom")) })
+    const body = JSON.stringify(envelope("message.read"))
+    const headers = await signedHeaders(SECRET, body)
+    const response = { statusCode: 0, setHeader: vi.fn(), end: vi.fn() }
+    const request = Object.assign((async function* () { yield body })(), { method: "POST", headers })
+    await handler(request, response)
+    expect(response.statusCode).toBe(500)
+    expect(spy).toHaveBeenCalledWith(new Error("boom"))
+    spy.mockRestore()
+  })
+
+  it("reads an empty body as zero bytes", async () => {
+    const handler = createNodeHandler({ secret: SECRET, onEvent: () => {} })
+    const response = { statusCode: 0, setHeader: vi.fn(), end: vi.fn() }
+    const request = Object.assign((async function* () {})(), { method: "POST", headers: await signedHeaders(SECRET, "") })
+    await handler(request, response)
+    expect(response.statusCode).toBe(400)
+  })
+})
