@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config"
+import { reporters } from "../../vitest.shared.js"
 import { fileURLToPath } from "node:url"
 
 export default defineConfig({
@@ -11,6 +12,7 @@ export default defineConfig({
     }
   },
   test: {
+    reporters: reporters("server"),
     include: ["test/**/*.test.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000
