@@ -1,4 +1,10 @@
 import { HttpApi, OpenApi } from "@effect/platform"
+import { ChannelsGroup } from "./channels.js"
+import { DashboardAccountGroup } from "./dashboard-account.js"
+import { DashboardApiKeysGroup } from "./dashboard-api-keys.js"
+import { DashboardChannelsGroup } from "./dashboard-channels.js"
+import { DashboardSessionGroup } from "./dashboard-session.js"
+import { DashboardTeamGroup } from "./dashboard-team.js"
 import { HealthGroup } from "./health.js"
 
 /**
@@ -7,6 +13,12 @@ import { HealthGroup } from "./health.js"
  */
 export class PlatformApi extends HttpApi.make("platform")
   .add(HealthGroup)
+  .add(ChannelsGroup)
+  .add(DashboardSessionGroup)
+  .add(DashboardAccountGroup)
+  .add(DashboardApiKeysGroup)
+  .add(DashboardTeamGroup)
+  .add(DashboardChannelsGroup)
   .annotateContext(OpenApi.annotations({
     title: "Messaging Developer Platform API",
     version: "platform-v1",

@@ -1,0 +1,205 @@
+import { HttpApiSchema } from "@effect/platform"
+import { Schema } from "effect"
+import { Channel } from "./channel.js"
+import { Id, NonEmptyString, Timestamp, optional, requestBody } from "./common.js"
+import { Plan } from "./limits.js"
+
+/** Roles of a team member: owner (everything), admin (everything but plan changes and owners), developer. */
+export const Role = Schema.Literal("owner", "admin", "developer").annotations({ identifier: "Role" })
+export type Role = typeof Role.Type
+
+const Email = Schema.String.pipe(
+  Schema.trimmed({ message: () => "must not start or end with whitespace" }),
+  Schema.maxLength(254, { message: () => "must be at most 254 characters" }),
+  Schema.pattern(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, { message: () => "must be an email address" })
+)
+
+const Password = Schema.String.pipe(
+  Schema.minLength(8, { message: () => "must be at least 8 characters" }),
+  Schema.maxLength(256, { message: () => "must be at most 256 characters" })
+)
+
+const Name = NonEmptyString.pipe(Schema.maxLength(200, { message: () => "must be at most 200 characters" }))
+
+/** POST /platform/dashboard/signup: a user, their account (named after them unless given) and the owner role. */
+export const Signup = requestBody(
+  Schema.Struct({ email: Email, password: Password, name: Name, account_name: optional(Name) }),
+  "Signup"
+)
+export type Signup = typeof Signup.Type
+
+/** POST /platform/dashboard/login. */
+export const Login = requestBody(
+  Schema.Struct({ email: Schema.String, password: Schema.String }),
+  "Login"
+)
+export type Login = typeof Login.Type
+
+export const User = Schema.Struct({
+  id: Id,
+  email: Schema.String,
+  name: Schema.String,
+  created_at: Timestamp
+}).annotations({ identifier: "User" })
+export type User = typeof User.Type
+
+export const Account = Schema.Struct({
+  id: Id,
+  name: Schema.String,
+  plan: Plan,
+  created_at: Timestamp
+}).annotations({ identifier: "Account" })
+export type Account = typeof Account.Type
+
+export const AccountPatch = requestBody(Schema.Struct({ name: optional(Name) }), "AccountPatch")
+export type AccountPatch = typeof AccountPatch.Type
+
+/** Current calendar month (UTC) counters, plus the connected channel count. */
+export const Usage = Schema.Struct({
+  period: Schema.String,
+  inbound_messages: Schema.Int,
+  template_messages: Schema.Int,
+  broadcasts: Schema.Int,
+  channels: Schema.Int
+}).annotations({ identifier: "Usage" })
+export type Usage = typeof Usage.Type
+
+export const Limits = Schema.Struct({
+  inbound_messages_per_month: Schema.Int,
+  template_messages_per_month: Schema.Int,
+  channels: Schema.Int,
+  broadcasts_enabled: Schema.Boolean,
+  broadcasts_per_month: Schema.Int,
+  broadcast_recipients_limit: Schema.Int
+}).annotations({ identifier: "Limits" })
+export type Limits = typeof Limits.Type
+
+/** GET /platform/dashboard/billing. */
+export const Billing = Schema.Struct({
+  plan: Plan,
+  usage: Usage,
+  limits: Limits
+}).annotations({ identifier: "Billing" })
+export type Billing = typeof Billing.Type
+
+export const PlanChange = requestBody(Schema.Struct({ plan: Plan }), "PlanChange")
+export type PlanChange = typeof PlanChange.Type
+
+/** GET /platform/dashboard/me (also the body of signup and login). */
+export const Me = Schema.Struct({
+  user: User,
+  account: Account,
+  role: Role,
+  plan: Plan,
+  usage: Usage
+}).annotations({ identifier: "Me" })
+export type Me = typeof Me.Type
+
+export const TeamMember = Schema.Struct({
+  user_id: Id,
+  email: Schema.String,
+  name: Schema.String,
+  role: Role,
+  created_at: Timestamp
+}).annotations({ identifier: "TeamMember" })
+export type TeamMember = typeof TeamMember.Type
+
+/**
+ * POST /platform/dashboard/team: adds an existing user by email, or creates the user
+ * (then `name` and `password` are required: there is no mailer to send an invitation).
+ */
+export const TeamAdd = requestBody(
+  Schema.Struct({ email: Email, role: Role, name: optional(Name), password: optional(Password) }),
+  "TeamAdd"
+)
+export type TeamAdd = typeof TeamAdd.Type
+
+/** A channel as the dashboard shows it: the v1 item plus identifiers and raw-forward state, never a token. */
+export const DashboardChannel = Schema.Struct({
+  ...Channel.fields,
+  phone_number_id: Schema.NullOr(Schema.String),
+  waba_id: Schema.NullOr(Schema.String),
+  social_id: Schema.NullOr(Schema.String),
+  webhook_url: Schema.NullOr(Schema.String),
+  has_webhook_secret: Schema.Boolean,
+  disconnected_at: Schema.NullOr(Timestamp)
+}).annotations({ identifier: "DashboardChannel" })
+export type DashboardChannel = typeof DashboardChannel.Type
+
+/** POST /platform/dashboard/channels/connect/chat: embedded-signup result. */
+export const ConnectChat = requestBody(
+  Schema.Struct({ code: NonEmptyString, phone_number_id: NonEmptyString, waba_id: NonEmptyString }),
+  "ConnectChat"
+)
+export type ConnectChat = typeof ConnectChat.Type
+
+/** POST /platform/dashboard/channels/connect/social: OAuth code and the dialog's redirect_uri. */
+export const ConnectSocial = requestBody(
+  Schema.Struct({ code: NonEmptyString, redirect_uri: NonEmptyString }),
+  "ConnectSocial"
+)
+export type ConnectSocial = typeof ConnectSocial.Type
+
+/**
+ * PATCH /platform/dashboard/channels/{id}/webhook: raw-forward target. `webhook_url: null`
+ * turns raw forward off (and forgets the secret); a first URL or `regenerate_secret` creates a secret.
+ */
+export const ChannelWebhookUpdate = requestBody(
+  Schema.Struct({
+    webhook_url: optional(Schema.NullOr(Schema.String.pipe(Schema.maxLength(2083)))),
+    regenerate_secret: optional(Schema.Boolean)
+  }),
+  "ChannelWebhookUpdate"
+)
+export type ChannelWebhookUpdate = typeof ChannelWebhookUpdate.Type
+
+/** The raw-forward configuration; `webhook_secret` only when it was just created (shown once). */
+export const ChannelWebhook = Schema.Struct({
+  channel_id: Id,
+  webhook_url: Schema.NullOr(Schema.String),
+  has_webhook_secret: Schema.Boolean,
+  webhook_secret: optional(Schema.String)
+}).annotations({ identifier: "ChannelWebhook" })
+export type ChannelWebhook = typeof ChannelWebhook.Type
+
+// Dashboard-only errors (coded bodies through `wire`, like errors.ts) -------------------
+
+const coded = (status: number) => HttpApiSchema.annotations<any>({ status })
+const message = (text: string) =>
+  Schema.String.pipe(Schema.propertySignature, Schema.withConstructorDefault(() => text))
+
+/** 409: signup or team add with an email that already has a user (signup) or membership (team). */
+export class EmailTaken extends Schema.TaggedError<EmailTaken>()(
+  "EmailTaken",
+  { message: message("a user with this email already exists") },
+  coded(409)
+) {
+  static readonly code = "email_taken"
+}
+
+/** 403: a cookie request whose Origin / Sec-Fetch-Site is not this site (CSRF defence). */
+export class CsrfRejected extends Schema.TaggedError<CsrfRejected>()(
+  "CsrfRejected",
+  { message: message("cross-site request refused") },
+  coded(403)
+) {
+  static readonly code = "csrf_rejected"
+}
+
+/** 403: the member's role does not allow this operation. */
+export class InsufficientRole extends Schema.TaggedError<InsufficientRole>()(
+  "InsufficientRole",
+  { message: message("your role does not allow this operation") },
+  coded(403)
+) {
+  static readonly code = "insufficient_role"
+}
+
+/** 409: an account must keep one owner; a plan must fit the account's connected channels. */
+export class Conflict extends Schema.TaggedError<Conflict>()(
+  "Conflict",
+  { message: message("the request conflicts with the current state") },
+  coded(409)
+) {
+  static readonly code = "conflict"
+}

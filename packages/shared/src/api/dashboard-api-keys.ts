@@ -1,0 +1,33 @@
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { ApiKey, ApiKeyCreate, ApiKeyCreated, ApiKeyPatch } from "../api-key.js"
+import { NotFound, wire } from "../errors.js"
+import { DashboardAuth } from "./security.js"
+
+const KeyPath = Schema.Struct({ id: Schema.NumberFromString.pipe(Schema.int()) })
+
+/** API keys of the account: the plaintext only in the creation response. */
+export class DashboardApiKeysGroup extends HttpApiGroup.make("dashboardApiKeys")
+  .add(HttpApiEndpoint.get("list", "/platform/dashboard/api-keys").addSuccess(Schema.Array(ApiKey)))
+  .add(
+    HttpApiEndpoint.post("create", "/platform/dashboard/api-keys")
+      .setPayload(ApiKeyCreate)
+      .addSuccess(ApiKeyCreated, { status: 201 })
+      .annotate(OpenApi.Description, "All 11 scopes unless `scopes` is given; `key` is shown this once.")
+  )
+  .add(
+    HttpApiEndpoint.patch("update", "/platform/dashboard/api-keys/:id")
+      .setPath(KeyPath)
+      .setPayload(ApiKeyPatch)
+      .addSuccess(ApiKey)
+      .addError(wire(NotFound))
+      .annotate(OpenApi.Description, "name, is_active, expires_at, rate_limit_per_minute; scopes are fixed at creation.")
+  )
+  .add(
+    HttpApiEndpoint.del("delete", "/platform/dashboard/api-keys/:id")
+      .setPath(KeyPath)
+      .addSuccess(HttpApiSchema.NoContent)
+      .addError(wire(NotFound))
+  )
+  .middleware(DashboardAuth)
+{}

@@ -1,0 +1,46 @@
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { ChannelWebhook, ChannelWebhookUpdate, Conflict, ConnectChat, ConnectSocial, DashboardChannel } from "../account.js"
+import { NotFound, PlanForbidden, UpstreamFailure, ValidationFailed, wire } from "../errors.js"
+import { DashboardAuth } from "./security.js"
+
+const ChannelPath = Schema.Struct({ id: Schema.NumberFromString.pipe(Schema.int()) })
+
+/** Channel connect (embedded signup, OAuth), disconnect and raw-forward configuration. */
+export class DashboardChannelsGroup extends HttpApiGroup.make("dashboardChannels")
+  .add(HttpApiEndpoint.get("list", "/platform/dashboard/channels").addSuccess(Schema.Array(DashboardChannel)))
+  .add(
+    HttpApiEndpoint.post("connectChat", "/platform/dashboard/channels/connect/chat")
+      .setPayload(ConnectChat)
+      .addSuccess(DashboardChannel, { status: 201 })
+      .addError(wire(PlanForbidden))
+      .addError(wire(Conflict))
+      .addError(wire(UpstreamFailure))
+      .annotate(OpenApi.Summary, "Connect a chat channel: exchange the embedded-signup code")
+  )
+  .add(
+    HttpApiEndpoint.post("connectSocial", "/platform/dashboard/channels/connect/social")
+      .setPayload(ConnectSocial)
+      .addSuccess(DashboardChannel, { status: 201 })
+      .addError(wire(PlanForbidden))
+      .addError(wire(Conflict))
+      .addError(wire(UpstreamFailure))
+      .annotate(OpenApi.Summary, "Connect a social channel: exchange the OAuth code")
+  )
+  .add(
+    HttpApiEndpoint.del("disconnect", "/platform/dashboard/channels/:id")
+      .setPath(ChannelPath)
+      .addSuccess(HttpApiSchema.NoContent)
+      .addError(wire(NotFound))
+  )
+  .add(
+    HttpApiEndpoint.patch("webhook", "/platform/dashboard/channels/:id/webhook")
+      .setPath(ChannelPath)
+      .setPayload(ChannelWebhookUpdate)
+      .addSuccess(ChannelWebhook)
+      .addError(wire(NotFound))
+      .addError(wire(ValidationFailed))
+      .annotate(OpenApi.Summary, "Configure raw forward: HTTPS URL (SSRF-checked); the secret is shown once")
+  )
+  .middleware(DashboardAuth)
+{}

@@ -1,0 +1,30 @@
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { EmailTaken, Login, Me, Signup } from "../account.js"
+import { RateLimited, Unauthorized, wire } from "../errors.js"
+import { SameOrigin } from "./security.js"
+
+/** Signup, login and logout: the only dashboard routes without a session; they set or clear the cookie. */
+export class DashboardSessionGroup extends HttpApiGroup.make("dashboardSession")
+  .add(
+    HttpApiEndpoint.post("signup", "/platform/dashboard/signup")
+      .setPayload(Signup)
+      .addSuccess(Me, { status: 201 })
+      .addError(wire(EmailTaken))
+      .annotate(OpenApi.Summary, "Create a user and account; sets the session cookie")
+  )
+  .add(
+    HttpApiEndpoint.post("login", "/platform/dashboard/login")
+      .setPayload(Login)
+      .addSuccess(Me)
+      .addError(wire(Unauthorized))
+      .addError(wire(RateLimited))
+      .annotate(OpenApi.Summary, "Sign in; sets the session cookie")
+      .annotate(OpenApi.Description, "Unknown email and wrong password answer the same 401. Rate limited per IP and email.")
+  )
+  .add(
+    HttpApiEndpoint.post("logout", "/platform/dashboard/logout")
+      .addSuccess(HttpApiSchema.NoContent)
+      .annotate(OpenApi.Summary, "Revoke the session and clear the cookie")
+  )
+  .middleware(SameOrigin)
+{}
