@@ -193,7 +193,7 @@ export type TemplateButton = typeof TemplateButton.Type
 
 export const ButtonsComponent = Schema.Struct({
   type: Schema.Literal("BUTTONS"),
-  buttons: Schema.NonEmptyArray(TemplateButton)
+  buttons: Schema.Array(TemplateButton).pipe(Schema.minItems(1, { message: () => "must hold at least one button" }))
 }).annotations({ identifier: "ButtonsComponent" })
 export type ButtonsComponent = typeof ButtonsComponent.Type
 
