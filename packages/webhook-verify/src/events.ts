@@ -26,6 +26,22 @@ export type ConversationEventType = Extract<EventType, `conversation.${string}`>
 /** The `channel.*` event types. */
 export type ChannelEventType = Extract<EventType, `channel.${string}`>
 
+/** The upstream error envelope carried by `message.failed` (same shape as the send route's 502 body). */
+export interface UpstreamErrorEnvelope {
+  /** Platform error code. */
+  readonly error: string
+  /** Upstream error code, or null. */
+  readonly meta_code: number | null
+  /** Upstream error subcode, or null. */
+  readonly meta_subcode: number | null
+  /** Upstream error title, or null. */
+  readonly meta_title: string | null
+  /** Human-readable message. */
+  readonly message: string
+  /** Upstream trace id, or null. */
+  readonly fbtrace_id: string | null
+}
+
 /** The `data` of every `message.*` event (SPEC §6.2). */
 export interface MessageEventData {
   /** Platform message id. */
@@ -50,6 +66,10 @@ export interface MessageEventData {
   readonly status: string | null
   /** The upstream message id, or null. */
   readonly meta_message_id: string | null
+  /** The upstream error envelope on `message.failed`. */
+  readonly error?: UpstreamErrorEnvelope | null
+  /** True on samples sent by the subscription test route. */
+  readonly _test?: boolean
 }
 
 /** The `data` of every `conversation.*` event (SPEC §6.2). */
@@ -64,6 +84,8 @@ export interface ConversationEventData {
   readonly message_count: number
   /** ISO 8601 time of the last activity, or null. */
   readonly last_active_at: string | null
+  /** True on samples sent by the subscription test route. */
+  readonly _test?: boolean
 }
 
 /** The `data` of every `channel.*` event (SPEC §6.2). */
@@ -74,6 +96,8 @@ export interface ChannelEventData {
   readonly channel_type: "chat" | "social"
   /** The last 4 characters of the upstream identifier, never the full one. */
   readonly meta_identifier_suffix: string
+  /** True on samples sent by the subscription test route. */
+  readonly _test?: boolean
 }
 
 /** The `data` of a `template.status_changed` event (SPEC §6.2). */
@@ -92,6 +116,8 @@ export interface TemplateStatusChangedData {
   readonly meta_template_id: string | null
   /** Rejection reason, or null (always null when the new status is approved). */
   readonly rejection_reason: string | null
+  /** True on samples sent by the subscription test route. */
+  readonly _test?: boolean
 }
 
 /** Maps each event type to the shape of its `data`. */
@@ -120,20 +146,30 @@ export interface EnvelopeFields {
   readonly platform_channel_id: number | null
   /** ISO 8601 UTC time the event occurred. */
   readonly occurred_at: string
-  /** API version of the payload, `platform-v1`. */
-  readonly api_version: string
+  /** API version of the payload. */
+  readonly api_version: "platform-v1"
 }
 
 /** A typed envelope: a discriminated union over `event` when `E` is a union. */
 export type Envelope<E extends EventType = EventType> = E extends EventType
-  ? EnvelopeFields & { readonly event: E; readonly data: EventDataMap[E] }
+  ? {
+      readonly id: string
+      readonly event: E
+      readonly developer_account_id: number
+      readonly platform_channel_id: number | null
+      readonly occurred_at: string
+      readonly api_version: "platform-v1"
+      readonly data: EventDataMap[E]
+    }
   : never
 
 /** A parsed event: the discriminated union of the twelve typed envelopes, so `switch (event.event)` narrows `data`. */
 export type WebhookEvent = Envelope
 
 /** An envelope whose event type is newer than this library: handed over as a generic envelope instead of failing. */
-export interface UnknownWebhookEvent extends EnvelopeFields {
+export interface UnknownWebhookEvent extends Omit<EnvelopeFields, "api_version"> {
+  /** API version of the payload. */
+  readonly api_version: string
   /** The event type this version does not know. */
   readonly event: string
   /** The untyped event data. */

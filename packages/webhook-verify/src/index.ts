@@ -15,6 +15,7 @@ export {
   type MessageEventData,
   type MessageEventType,
   type TemplateStatusChangedData,
+  type UpstreamErrorEnvelope,
   type UnknownWebhookEvent,
   type WebhookEvent
 } from "./events.js"

@@ -24,6 +24,8 @@ export type ParseResult = ParsedDelivery | VerifyFailure<ParseFailureReason>
 /** The result of `verifyAndParse`. */
 export type VerifyAndParseResult = ParsedDelivery | VerifyFailure<SignatureFailureReason | ParseFailureReason>
 
+const API_VERSION = "platform-v1"
+
 const decoder = new TextDecoder("utf-8", { fatal: true })
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -71,7 +73,7 @@ function split(batch: boolean, envelopes: ReadonlyArray<WebhookEvent | UnknownWe
   const events: WebhookEvent[] = []
   const unknownEvents: UnknownWebhookEvent[] = []
   for (const envelope of envelopes) {
-    if (isEventType(envelope.event)) events.push(envelope as WebhookEvent)
+    if (isEventType(envelope.event) && envelope.api_version === API_VERSION) events.push(envelope as WebhookEvent)
     else unknownEvents.push(envelope as UnknownWebhookEvent)
   }
   return { ok: true, batch, events, unknownEvents }

@@ -45,6 +45,11 @@ describe("parse()", () => {
     expect(parse(json(future))).toEqual({ ok: true, batch: false, events: [], unknownEvents: [future] })
   })
 
+  it("returns an envelope of a future api_version as a generic envelope in unknownEvents", () => {
+    const future = envelope("message.sent", { api_version: "platform-v2" })
+    expect(parse(json(future))).toEqual({ ok: true, batch: false, events: [], unknownEvents: [future] })
+  })
+
   it.each([
     ["a string", "string"],
     ["a Uint8Array", "bytes"],
