@@ -47,6 +47,13 @@ export const pgLayer = (connection: Connection, maxConnections = 10) =>
     types: types as never
   })
 
+// Built by scripts/pglite-seed.mjs next to the bundle; from sources (tests) it is
+// found in ../../dist. Without it PGlite runs initdb itself, only slower.
+const seedCandidates = [
+  new URL("./pglite-seed.tar.gz", import.meta.url),
+  new URL("../../dist/pglite-seed.tar.gz", import.meta.url)
+]
+
 /**
  * An in-process PGlite exposed over a loopback socket on an ephemeral port, so the
  * same `@effect/sql-pg` code path serves embedded and real Postgres.
@@ -60,7 +67,13 @@ export const embeddedConnection = (options: { readonly dataDir?: string | undefi
         const { mkdirSync } = await import("node:fs")
         mkdirSync(options.dataDir, { recursive: true })
       }
-      const db = await PGlite.create(options.dataDir === undefined ? undefined : { dataDir: options.dataDir })
+      const { existsSync, readFileSync } = await import("node:fs")
+      const fresh = options.dataDir === undefined || !existsSync(`${options.dataDir}/PG_VERSION`)
+      const seed = fresh ? seedCandidates.find((url) => existsSync(url)) : undefined
+      const db = await PGlite.create({
+        ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
+        ...(seed === undefined ? {} : { loadDataDir: new Blob([readFileSync(seed)]) })
+      })
       const server = new PGLiteSocketServer({ db, port: 0, host: "127.0.0.1", maxConnections: 16 })
       await server.start()
       const port = Number(/:(\d+)$/.exec(server.getServerConn())?.[1])
