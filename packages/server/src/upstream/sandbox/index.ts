@@ -1,0 +1,6 @@
+export * from "./inject-inbound.js"
+export * from "./magic.js"
+export * from "./payloads.js"
+export * from "./router.js"
+export * from "./state.js"
+export * from "./webhook-poster.js"
