@@ -185,6 +185,10 @@ const mediaFor = <K extends MediaKey>(...keys: ReadonlyArray<K>) => {
   )
 }
 
+const ContactsArray = Schema.Array(JsonObject).pipe(
+  Schema.minItems(1, { message: () => "must hold at least one contact" })
+)
+
 export const ReactionObject = Schema.Struct({ message_id: NonEmptyString, emoji: Schema.String })
 export const MessageContext = Schema.Struct({ message_id: NonEmptyString })
 
@@ -200,7 +204,7 @@ const sendBase = {
   media: optional(MediaObject),
   interactive: optional(JsonObject),
   location: optional(LocationObject),
-  contacts: optional(Schema.NonEmptyArray(JsonObject)),
+  contacts: optional(ContactsArray),
   reaction: optional(ReactionObject),
   context: optional(MessageContext)
 }
@@ -219,7 +223,7 @@ export const SendDocument = send("document", { media: mediaFor("caption", "filen
 export const SendSticker = send("sticker", { media: mediaFor() })
 export const SendInteractive = send("interactive", { interactive: JsonObject })
 export const SendLocation = send("location", { location: LocationObject })
-export const SendContacts = send("contacts", { contacts: Schema.NonEmptyArray(JsonObject) })
+export const SendContacts = send("contacts", { contacts: ContactsArray })
 export const SendReaction = send("reaction", { reaction: ReactionObject })
 export const SendTyping = send("typing", {})
 export const SendCatalog = send("catalog", { interactive: JsonObject })
