@@ -20,7 +20,7 @@
  * metadata addresses stay refused even then.
  */
 import { Context, Effect, Layer, Option, Schema } from "effect"
-import * as ipaddr from "ipaddr.js"
+import ipaddr from "ipaddr.js"
 import { lookup } from "node:dns"
 
 // ---------------------------------------------------------------------------
@@ -215,9 +215,10 @@ const BLOCKED_V6: ReadonlyArray<Cidr> = [
   ["fec0::/10", "site-local"],
   ["ff00::/8", "multicast"],
   ["2001:db8::/32", "documentation"],
-  ["100::/64", "discard-only"],
-  ["64:ff9b:1::/48", "local-use NAT64"]
+  ["100::/64", "discard-only"]
 ]
+
+const LOCAL_USE_NAT64 = ipaddr.parseCIDR("64:ff9b:1::/48")
 
 const RANGE_LABELS: Readonly<Record<string, string>> = {
   unspecified: "unspecified",
@@ -261,7 +262,7 @@ const embeddedIPv4 = (address: ipaddr.IPv6): { readonly v4: ipaddr.IPv4; readonl
       return { v4: address.toIPv4Address(), via: "IPv4-mapped" }
     case "rfc6145":
       return { v4: v4FromParts(p[6]!, p[7]!), via: "IPv4-translated" }
-    case "rfc6052":
+    case "rfc6052": // 64:ff9b::/96 here, the local-use /48 is refused before
       return { v4: v4FromParts(p[6]!, p[7]!), via: "NAT64" }
     case "6to4":
       return { v4: v4FromParts(p[1]!, p[2]!), via: "6to4" }
@@ -274,7 +275,7 @@ const embeddedIPv4 = (address: ipaddr.IPv6): { readonly v4: ipaddr.IPv4; readonl
   }
 }
 
-const article = (label: string) => /^[aeiou]/i.test(label) ? `an ${label}` : `a ${label}`
+const article = (label: string) => /^([aeio]|u(?!ni))/i.test(label) ? `an ${label}` : `a ${label}`
 
 /** "private" → "a private address"; labels that already say "address" are kept. */
 const addressPhrase = (label: string) => article(/\baddress\b/.test(label) ? label : `${label} address`)
@@ -297,6 +298,7 @@ const rejectIPv6 = (address: ipaddr.IPv6, allowLocal: boolean): string | undefin
   const loopback = firstMatch(address, LOOPBACK_RANGES)
   if (loopback !== undefined) return allowLocal ? undefined : loopback
   if (address.range() === "teredo") return "Teredo tunnel"
+  if (address.match(LOCAL_USE_NAT64)) return "local-use NAT64" // RFC 8215: embedding varies, refused outright
   const embedded = embeddedIPv4(address)
   if (embedded !== undefined) {
     const inner = rejectIPv4(embedded.v4, allowLocal)
@@ -337,7 +339,7 @@ const hostnameRejection = (name: string, allowLocal: boolean): string | undefine
   if (name === "localhost" || name.endsWith(".localhost")) {
     return allowLocal ? undefined : `target hostname ${name} is a loopback name`
   }
-  const suffix = INTERNAL_SUFFIXES.find((s) => name.endsWith(s) || name === s.slice(1))
+  const suffix = INTERNAL_SUFFIXES.find((s) => name.endsWith(s))
   if (suffix !== undefined) return `target hostname ${name} is an internal name (${suffix})`
   if (!name.includes(".") && !allowLocal) return `target hostname ${name} is a single-label (intranet) name`
   return undefined

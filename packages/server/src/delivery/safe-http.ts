@@ -1,0 +1,507 @@
+/**
+ * The SSRF-safe outbound HTTP client: webhook delivery, raw forward and the
+ * media-from-URL download all go through here (DESIGN §4).
+ *
+ * Why the connection is PINNED: `checkUrl` resolves the hostname once and
+ * checks every address. If the client then resolved the name again, an
+ * attacker-controlled DNS server could answer the second query with 127.0.0.1
+ * or 169.254.169.254 (DNS rebinding, a TTL of 0 is enough). So the connection
+ * is made to the checked `pinned` address only: each undici Pool is built with
+ * a `connect.lookup` that ignores DNS and returns that address, while the URL
+ * keeps the original hostname, so the Host header and TLS SNI / certificate
+ * verification still use the real name.
+ *
+ * Why redirects are REFUSED: a public receiver answering `302 Location:
+ * http://169.254.169.254/` would otherwise make us fetch an address we never
+ * checked. A 3xx is returned as an ordinary response (delivery: a non-2xx
+ * failed attempt; download: a failure), never followed.
+ *
+ * Throughput: Pools are cached per (origin, pinned address) in a bounded LRU,
+ * so thousands of deliveries per second to one receiver reuse keep-alive
+ * connections instead of opening one per request.
+ */
+import { Effect, Schema } from "effect"
+import type { LookupAddress, LookupOptions } from "node:dns"
+import { Pool } from "undici"
+import type { Dispatcher } from "undici"
+import { type CheckedTarget, checkUrl, type Resolver, SsrfRejected } from "./ssrf.js"
+
+// ---------------------------------------------------------------------------
+// Errors
+// ---------------------------------------------------------------------------
+
+/** The whole exchange took longer than `timeoutMs` (before response headers arrived). */
+export class SafeHttpTimeout extends Schema.TaggedError<SafeHttpTimeout>()("SafeHttpTimeout", {
+  url: Schema.String,
+  timeoutMs: Schema.Number,
+  reason: Schema.String
+}) {
+  override get message(): string {
+    return this.reason
+  }
+}
+
+/** The connection could not be made or broke (refused, reset, unreachable). */
+export class SafeHttpConnectionError extends Schema.TaggedError<SafeHttpConnectionError>()("SafeHttpConnectionError", {
+  url: Schema.String,
+  code: Schema.String,
+  reason: Schema.String
+}) {
+  override get message(): string {
+    return this.reason
+  }
+}
+
+/** TLS handshake or certificate verification failed. */
+export class SafeHttpTlsError extends Schema.TaggedError<SafeHttpTlsError>()("SafeHttpTlsError", {
+  url: Schema.String,
+  code: Schema.String,
+  reason: Schema.String
+}) {
+  override get message(): string {
+    return this.reason
+  }
+}
+
+/** The request itself was unusable (e.g. a header value undici refuses). */
+export class SafeHttpRequestInvalid extends Schema.TaggedError<SafeHttpRequestInvalid>()("SafeHttpRequestInvalid", {
+  url: Schema.String,
+  reason: Schema.String
+}) {
+  override get message(): string {
+    return this.reason
+  }
+}
+
+/** A download answered something other than a 2xx with a body within the cap. */
+export class SafeDownloadRefused extends Schema.TaggedError<SafeDownloadRefused>()("SafeDownloadRefused", {
+  url: Schema.String,
+  kind: Schema.Literal("redirect", "http_status", "too_large"),
+  status: Schema.optional(Schema.Number),
+  reason: Schema.String
+}) {
+  override get message(): string {
+    return this.reason
+  }
+}
+
+/** Every way `safeFetch` can fail; each carries a human `reason` for delivery records. */
+export type SafeHttpError =
+  | SsrfRejected
+  | SafeHttpTimeout
+  | SafeHttpConnectionError
+  | SafeHttpTlsError
+  | SafeHttpRequestInvalid
+
+export type SafeDownloadError = SafeHttpError | SafeDownloadRefused
+
+// ---------------------------------------------------------------------------
+// Options and results
+// ---------------------------------------------------------------------------
+
+export const DEFAULT_TIMEOUT_MS = 10_000
+export const DEFAULT_SNIPPET_BYTES = 512
+export const DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024
+
+export interface SafeFetchInit {
+  readonly method: string
+  readonly headers?: Readonly<Record<string, string>>
+  readonly body?: string | Uint8Array
+  /** Total time for connect + request + response headers + body. Default 10 s. */
+  readonly timeoutMs?: number
+  /** Bytes of the response body kept as `snippet`. Default 512. */
+  readonly snippetBytes?: number
+  /**
+   * Overall cap on the response body read (and discarded past the snippet) so the
+   * keep-alive connection can be reused; beyond it the connection is dropped.
+   * Default 1 MiB.
+   */
+  readonly maxResponseBytes?: number
+  /** Only used when the target is a string (checked here): `AppConfig.unsafeAllowLocalTargets`. */
+  readonly allowLocal?: boolean
+  /** Only used when the target is a string: overrides the DNS resolver. */
+  readonly resolver?: Resolver
+}
+
+export interface SafeResponse {
+  readonly status: number
+  /** Lower-case names; repeated headers joined with ", ". */
+  readonly headers: Readonly<Record<string, string>>
+  /** The first `snippetBytes` bytes of the body, decoded as UTF-8 (lenient). */
+  readonly snippet: string
+  /** Body bytes read (at most `maxResponseBytes` + one chunk). */
+  readonly bodyBytesRead: number
+  /** False when the body was cut at `maxResponseBytes` or by the deadline. */
+  readonly bodyComplete: boolean
+  /** Milliseconds from the start of the request until the body was read. */
+  readonly latencyMs: number
+  /** The address actually connected to. */
+  readonly pinned: string
+}
+
+export interface SafeDownloadOptions {
+  readonly allowLocal: boolean
+  readonly maxBytes: number
+  /** Total time for the whole download. Default 10 s. */
+  readonly timeoutMs?: number
+  readonly headers?: Readonly<Record<string, string>>
+  readonly resolver?: Resolver
+}
+
+export interface SafeDownload {
+  readonly bytes: Uint8Array
+  /** The Content-Type header as sent, or null. */
+  readonly contentType: string | null
+  readonly status: number
+}
+
+// ---------------------------------------------------------------------------
+// Pinned pools, cached per (origin, pinned address)
+// ---------------------------------------------------------------------------
+
+const MAX_POOLS = 256
+const CONNECTIONS_PER_ORIGIN = 128
+const KEEP_ALIVE_MS = 30_000
+const CONNECT_TIMEOUT_MS = 10_000
+
+const pools = new Map<string, Pool>()
+
+/** A `net.connect` lookup that answers every query with the pinned address only. */
+const pinnedLookup = (pinned: string, family: 4 | 6) =>
+  (
+    _hostname: string,
+    options: LookupOptions,
+    callback: (error: NodeJS.ErrnoException | null, address: string | Array<LookupAddress>, family?: number) => void
+  ): void => {
+    if (options.all === true) callback(null, [{ address: pinned, family }])
+    else callback(null, pinned, family)
+  }
+
+const poolFor = (target: CheckedTarget): Pool => {
+  const key = `${target.url.protocol}//${target.url.host}|${target.pinned}`
+  const cached = pools.get(key)
+  if (cached !== undefined && !cached.closed && !cached.destroyed) {
+    pools.delete(key) // LRU: move to the back
+    pools.set(key, cached)
+    return cached
+  }
+  const pool = new Pool(target.url.origin, {
+    connections: CONNECTIONS_PER_ORIGIN,
+    pipelining: 1,
+    keepAliveTimeout: KEEP_ALIVE_MS,
+    keepAliveMaxTimeout: KEEP_ALIVE_MS,
+    // The per-request deadline (AbortSignal) is the real limit; these are backstops.
+    headersTimeout: 5 * 60_000,
+    bodyTimeout: 5 * 60_000,
+    connect: { timeout: CONNECT_TIMEOUT_MS, lookup: pinnedLookup(target.pinned, target.family) }
+  })
+  pools.delete(key)
+  pools.set(key, pool)
+  while (pools.size > MAX_POOLS) {
+    const oldest = pools.entries().next()
+    if (oldest.done) break
+    pools.delete(oldest.value[0])
+    // Graceful: requests still running on the evicted pool finish first.
+    oldest.value[1].close().catch(() => undefined)
+  }
+  return pool
+}
+
+/** Closes every cached connection pool (shutdown, tests). */
+export const closeSafeHttpPools = (): Promise<void> => {
+  const all = [...pools.values()]
+  pools.clear()
+  return Promise.all(all.map((pool) => pool.close().catch(() => undefined))).then(() => undefined)
+}
+
+/** How many connection pools are cached (one per origin and pinned address). */
+export const safeHttpPoolCount = (): number => pools.size
+
+// ---------------------------------------------------------------------------
+// The exchange
+// ---------------------------------------------------------------------------
+
+/** Headers the client owns: Host must stay the checked hostname, framing is undici's. */
+const OWNED_HEADERS = new Set([
+  "host",
+  "connection",
+  "keep-alive",
+  "proxy-connection",
+  "transfer-encoding",
+  "content-length",
+  "upgrade",
+  "expect",
+  "te",
+  "trailer"
+])
+
+const requestHeaders = (headers: Readonly<Record<string, string>> | undefined): Record<string, string> => {
+  const out: Record<string, string> = {}
+  if (headers === undefined) return out
+  for (const [name, value] of Object.entries(headers)) {
+    if (!OWNED_HEADERS.has(name.toLowerCase())) out[name] = value
+  }
+  return out
+}
+
+const responseHeaders = (headers: Dispatcher.ResponseData["headers"]): Record<string, string> => {
+  const out: Record<string, string> = {}
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined) continue
+    out[name.toLowerCase()] = Array.isArray(value) ? value.join(", ") : value
+  }
+  return out
+}
+
+const errorCode = (error: unknown): string | undefined => {
+  let current: unknown = error
+  for (let depth = 0; depth < 5 && typeof current === "object" && current !== null; depth++) {
+    const code = (current as { code?: unknown }).code
+    if (typeof code === "string" && code !== "UND_ERR_SOCKET" && code !== "UND_ERR") return code
+    current = (current as { cause?: unknown }).cause
+  }
+  const code = (error as { code?: unknown } | null)?.code
+  return typeof code === "string" ? code : undefined
+}
+
+const errorMessage = (error: unknown): string => error instanceof Error ? error.message : String(error)
+
+const TIMEOUT_CODES = new Set(["UND_ERR_CONNECT_TIMEOUT", "UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT", "ETIMEDOUT"])
+
+const isTlsCode = (code: string) =>
+  /^(ERR_TLS_|ERR_SSL_)/.test(code) || /CERT|SELF_SIGNED|LEAF_SIGNATURE|ISSUER/.test(code) || code === "EPROTO" ||
+  code === "HOSTNAME_MISMATCH"
+
+const CONNECTION_REASONS: Readonly<Record<string, string>> = {
+  ECONNREFUSED: "connection refused",
+  ECONNRESET: "connection reset by the receiver",
+  EHOSTUNREACH: "host unreachable",
+  ENETUNREACH: "network unreachable",
+  EPIPE: "connection closed while sending",
+  UND_ERR_SOCKET: "connection closed by the receiver",
+  UND_ERR_CLOSED: "connection closed"
+}
+
+const classify = (error: unknown, url: string, timedOut: boolean, timeoutMs: number): SafeHttpError => {
+  const code = errorCode(error) ?? "UNKNOWN"
+  if (timedOut || TIMEOUT_CODES.has(code)) {
+    return new SafeHttpTimeout({ url, timeoutMs, reason: `no response within ${timeoutMs} ms` })
+  }
+  if (isTlsCode(code)) {
+    return new SafeHttpTlsError({ url, code, reason: `TLS failed (${code}): ${errorMessage(error)}` })
+  }
+  if (code === "UND_ERR_INVALID_ARG" || code === "ERR_INVALID_ARG_TYPE" || code === "ERR_INVALID_CHAR") {
+    return new SafeHttpRequestInvalid({ url, reason: `invalid request: ${errorMessage(error)}` })
+  }
+  const known = CONNECTION_REASONS[code]
+  return new SafeHttpConnectionError({
+    url,
+    code,
+    reason: known !== undefined ? `${known} (${code})` : `connection failed (${code}): ${errorMessage(error)}`
+  })
+}
+
+type Outcome<A, E> = { readonly ok: true; readonly value: A } | { readonly ok: false; readonly error: E }
+
+/** Runs a never-rejecting Promise as an Effect; interruption aborts the request. */
+const fromOutcome = <A, E>(run: (signal: AbortSignal) => Promise<Outcome<A, E>>): Effect.Effect<A, E> =>
+  Effect.flatMap(Effect.promise(run), (outcome) => outcome.ok ? Effect.succeed(outcome.value) : Effect.fail(outcome.error))
+
+/** A deadline controller that also follows the caller's (Effect interruption) signal. */
+const deadline = (outer: AbortSignal, timeoutMs: number) => {
+  const controller = new AbortController()
+  const state = { timedOut: false }
+  const timer = setTimeout(() => {
+    state.timedOut = true
+    controller.abort(new Error(`deadline of ${timeoutMs} ms exceeded`))
+  }, timeoutMs)
+  const onOuterAbort = () => controller.abort(outer.reason)
+  if (outer.aborted) controller.abort(outer.reason)
+  else outer.addEventListener("abort", onOuterAbort, { once: true })
+  return {
+    signal: controller.signal,
+    state,
+    done: () => {
+      clearTimeout(timer)
+      outer.removeEventListener("abort", onOuterAbort)
+    }
+  }
+}
+
+const resolveTarget = (
+  target: CheckedTarget | string,
+  allowLocal: boolean,
+  resolver: Resolver | undefined
+): Effect.Effect<CheckedTarget, SsrfRejected> =>
+  typeof target === "string"
+    ? checkUrl(target, resolver === undefined ? { allowLocal } : { allowLocal, resolver })
+    : Effect.succeed(target)
+
+const pathOf = (url: URL) => `${url.pathname}${url.search}`
+
+const exchange = async (
+  target: CheckedTarget,
+  init: SafeFetchInit,
+  outer: AbortSignal
+): Promise<Outcome<SafeResponse, SafeHttpError>> => {
+  const url = target.url.href
+  const timeoutMs = init.timeoutMs ?? DEFAULT_TIMEOUT_MS
+  const snippetBytes = init.snippetBytes ?? DEFAULT_SNIPPET_BYTES
+  const maxResponseBytes = Math.max(init.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES, snippetBytes)
+  const started = performance.now()
+  const limit = deadline(outer, timeoutMs)
+  try {
+    let response: Dispatcher.ResponseData
+    try {
+      response = await poolFor(target).request({
+        path: pathOf(target.url),
+        method: init.method as Dispatcher.HttpMethod,
+        headers: requestHeaders(init.headers),
+        body: init.body ?? null,
+        signal: limit.signal
+      })
+    } catch (error) {
+      return { ok: false, error: classify(error, url, limit.state.timedOut, timeoutMs) }
+    }
+
+    // Headers are in: the status counts even if the body is cut short.
+    const kept: Array<Uint8Array> = []
+    let keptBytes = 0
+    let read = 0
+    let complete = true
+    try {
+      for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
+        read += chunk.byteLength
+        if (keptBytes < snippetBytes) {
+          const part = chunk.subarray(0, snippetBytes - keptBytes)
+          kept.push(part)
+          keptBytes += part.byteLength
+        }
+        if (read > maxResponseBytes) {
+          complete = false
+          response.body.destroy() // drops this connection instead of draining forever
+          break
+        }
+      }
+    } catch {
+      complete = false // deadline or connection loss while reading the body
+    }
+    return {
+      ok: true,
+      value: {
+        status: response.statusCode,
+        headers: responseHeaders(response.headers),
+        snippet: new TextDecoder("utf-8", { fatal: false }).decode(Buffer.concat(kept)),
+        bodyBytesRead: read,
+        bodyComplete: complete,
+        latencyMs: Math.round(performance.now() - started),
+        pinned: target.pinned
+      }
+    }
+  } finally {
+    limit.done()
+  }
+}
+
+/**
+ * One HTTP exchange with a checked target (or a URL string, checked here with
+ * `init.allowLocal`), connected to the pinned address, never following
+ * redirects, within `timeoutMs` in total. A 3xx/4xx/5xx is a response, not a
+ * failure. At most `snippetBytes` of the body are kept; up to
+ * `maxResponseBytes` are read and discarded so the connection can be reused.
+ */
+export const safeFetch = (
+  target: CheckedTarget | string,
+  init: SafeFetchInit
+): Effect.Effect<SafeResponse, SafeHttpError> =>
+  resolveTarget(target, init.allowLocal ?? false, init.resolver).pipe(
+    Effect.flatMap((checked) => fromOutcome((signal) => exchange(checked, init, signal)))
+  )
+
+const download = async (
+  target: CheckedTarget,
+  options: SafeDownloadOptions,
+  outer: AbortSignal
+): Promise<Outcome<SafeDownload, SafeDownloadError>> => {
+  const url = target.url.href
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS
+  const limit = deadline(outer, timeoutMs)
+  let response: Dispatcher.ResponseData | undefined
+  try {
+    response = await poolFor(target).request({
+      path: pathOf(target.url),
+      method: "GET",
+      headers: requestHeaders(options.headers),
+      signal: limit.signal
+    })
+    const status = response.statusCode
+    if (status >= 300 && status < 400) {
+      response.body.destroy()
+      return {
+        ok: false,
+        error: new SafeDownloadRefused({
+          url,
+          kind: "redirect",
+          status,
+          reason: `the URL answered a redirect (${status}); redirects are not followed`
+        })
+      }
+    }
+    if (status < 200 || status >= 300) {
+      response.body.destroy()
+      return {
+        ok: false,
+        error: new SafeDownloadRefused({ url, kind: "http_status", status, reason: `the URL answered ${status}` })
+      }
+    }
+    const tooLarge = () =>
+      new SafeDownloadRefused({
+        url,
+        kind: "too_large",
+        status,
+        reason: `the download exceeds ${options.maxBytes} bytes`
+      })
+    const declared = Number(response.headers["content-length"])
+    if (Number.isFinite(declared) && declared > options.maxBytes) {
+      response.body.destroy()
+      return { ok: false, error: tooLarge() }
+    }
+    const chunks: Array<Uint8Array> = []
+    let size = 0
+    for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
+      size += chunk.byteLength
+      if (size > options.maxBytes) {
+        response.body.destroy()
+        return { ok: false, error: tooLarge() }
+      }
+      chunks.push(chunk)
+    }
+    const contentType = response.headers["content-type"]
+    return {
+      ok: true,
+      value: {
+        bytes: new Uint8Array(Buffer.concat(chunks)),
+        contentType: Array.isArray(contentType) ? (contentType[0] ?? null) : (contentType ?? null),
+        status
+      }
+    }
+  } catch (error) {
+    response?.body.destroy()
+    return { ok: false, error: classify(error, url, limit.state.timedOut, timeoutMs) }
+  } finally {
+    limit.done()
+  }
+}
+
+/**
+ * Downloads a URL (media from URL): checked and pinned like `safeFetch`,
+ * redirects and non-2xx refused, aborted as soon as the body (declared or
+ * streamed) exceeds `maxBytes`, all within `timeoutMs`.
+ */
+export const safeDownload = (
+  url: string,
+  options: SafeDownloadOptions
+): Effect.Effect<SafeDownload, SafeDownloadError> =>
+  resolveTarget(url, options.allowLocal, options.resolver).pipe(
+    Effect.flatMap((checked) => fromOutcome((signal) => download(checked, options, signal)))
+  )
