@@ -1,1 +1,28 @@
-export {}
+export { Platform, Platform as default, DEFAULT_BASE_URL, type ClientOptions } from "./client.js"
+export {
+  APIConnectionError,
+  APIConnectionTimeoutError,
+  APIError,
+  APIUserAbortError,
+  AuthenticationError,
+  BadRequestError,
+  ConflictError,
+  InternalServerError,
+  NotFoundError,
+  NotImplementedError,
+  PermissionDeniedError,
+  PlatformError,
+  RateLimitError,
+  TemplateQuotaError,
+  UpstreamError,
+  ValidationError
+} from "./core/errors.js"
+export { CursorPage, PagePromise, type PageBody } from "./core/pagination.js"
+export { VERSION, type RateLimitInfo, type RequestOptions } from "./core/request.js"
+export { EventStream, parseSSE, type EventStreamOptions, type ServerSentEvent } from "./core/sse.js"
+export { Messages } from "./resources/messages.js"
+export { Media, type MediaUploadFileParams, type Uploadable } from "./resources/media.js"
+export { Channels } from "./resources/channels.js"
+export { Events, type EventStreamParams } from "./resources/events.js"
+export { Webhooks, Subscriptions, Deliveries, DeliveryPage, type DeliveryRetrieveParams } from "./resources/webhooks/index.js"
+export type * from "./types.js"

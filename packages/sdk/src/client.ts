@@ -1,0 +1,55 @@
+import { APIClient, missingApiKey, readEnv } from "./core/request.js"
+import { Channels } from "./resources/channels.js"
+import { Events } from "./resources/events.js"
+import { Media } from "./resources/media.js"
+import { Messages } from "./resources/messages.js"
+import { Webhooks } from "./resources/webhooks/index.js"
+
+/** The default API origin: the local server of `npm start`. */
+export const DEFAULT_BASE_URL = "http://localhost:8080"
+
+/** Options of `new Platform()`. */
+export interface ClientOptions {
+  /** The API key (default: `PLATFORM_API_KEY`). */
+  readonly apiKey?: string | undefined
+  /** The API origin, without `/platform/v1` (default: `PLATFORM_BASE_URL`, else http://localhost:8080). */
+  readonly baseUrl?: string | undefined
+  /** Per-attempt timeout in milliseconds (default 60 000). */
+  readonly timeout?: number | undefined
+  /** Retries of a retryable failure (default 5: after about 1, 2, 4, 8 and 16 s). */
+  readonly maxRetries?: number | undefined
+  /** A fetch implementation (default: the global fetch). */
+  readonly fetch?: typeof globalThis.fetch | undefined
+  /** Headers sent with every request. */
+  readonly defaultHeaders?: Readonly<Record<string, string>> | undefined
+}
+
+/** The platform API client: `new Platform({ apiKey })`, then `client.messages.sendText(...)`. */
+export class Platform extends APIClient {
+  /** Send messages and read receipts. */
+  readonly messages: Messages
+  /** Upload media, get short-lived URLs, delete media. */
+  readonly media: Media
+  /** The account's channels. */
+  readonly channels: Channels
+  /** Webhook subscriptions and deliveries. */
+  readonly webhooks: Webhooks
+  /** The live event stream. */
+  readonly events: Events
+
+  constructor(options: ClientOptions = {}) {
+    super({
+      apiKey: options.apiKey ?? readEnv("PLATFORM_API_KEY") ?? missingApiKey(),
+      baseUrl: options.baseUrl ?? readEnv("PLATFORM_BASE_URL") ?? DEFAULT_BASE_URL,
+      timeout: options.timeout ?? 60_000,
+      maxRetries: options.maxRetries ?? 5,
+      fetch: options.fetch,
+      defaultHeaders: options.defaultHeaders
+    })
+    this.messages = new Messages(this)
+    this.media = new Media(this)
+    this.channels = new Channels(this)
+    this.webhooks = new Webhooks(this)
+    this.events = new Events(this)
+  }
+}

@@ -1,0 +1,306 @@
+import { createFetch } from "ofetch"
+import {
+  APIConnectionError,
+  APIConnectionTimeoutError,
+  APIError,
+  APIUserAbortError,
+  PlatformError,
+  isTemplateQuota,
+  parseRetryAfter
+} from "./errors.js"
+
+/** The SDK version, sent in `User-Agent`. */
+export const VERSION = "0.1.0"
+
+/** Per-call options accepted as the last argument of every method. */
+export interface RequestOptions {
+  /** Milliseconds before one attempt is abandoned (default: the client's `timeout`). */
+  readonly timeout?: number
+  /** How many times a retryable failure is retried (default: the client's `maxRetries`). */
+  readonly maxRetries?: number
+  /** Idempotency-Key sent with the request and reused on every retry; makes a POST retryable. */
+  readonly idempotencyKey?: string
+  /** Aborts the request (and any pending retry) when signalled. */
+  readonly signal?: AbortSignal
+  /** Extra headers; a `null` value removes a default header. */
+  readonly headers?: Readonly<Record<string, string | null | undefined>>
+}
+
+/** Rate-limit state read from the `X-RateLimit-*` headers of the last response. */
+export interface RateLimitInfo {
+  /** Requests allowed in the 60-second window. */
+  readonly limit: number
+  /** Requests left in the current window. */
+  readonly remaining: number
+  /** Unix epoch seconds at which the window resets. */
+  readonly reset: number
+}
+
+/** HTTP methods the API uses. */
+export type HttpMethod = "GET" | "POST" | "PATCH" | "DELETE"
+
+/** Query values; arrays are sent comma-separated, `undefined`/`null` are left out. */
+export type QueryValue = string | number | boolean | ReadonlyArray<string> | null | undefined
+
+/** One logical API call, before retries. */
+export interface FinalRequest {
+  readonly method: HttpMethod
+  readonly path: string
+  readonly query?: Readonly<Record<string, QueryValue>> | undefined
+  readonly body?: unknown
+  /** Generate an Idempotency-Key for this call when the caller gives none (POST /messages). */
+  readonly autoIdempotencyKey?: boolean
+  /** The POST is naturally idempotent (mark-read, resume), so retrying it is safe without a key. */
+  readonly idempotent?: boolean
+  /** Return the response body as a byte stream (Server-Sent Events). */
+  readonly stream?: boolean
+}
+
+/** A completed HTTP exchange. */
+export interface APIResponse<T> {
+  readonly data: T
+  readonly response: Response
+  readonly requestId: string | undefined
+}
+
+/** Reads a variable from the environment on Node, Bun and Deno; undefined elsewhere (edge, browsers). */
+export const readEnv = (name: string): string | undefined => {
+  const g = globalThis as { process?: { env?: Record<string, string | undefined> }; Deno?: { env?: { get?: (k: string) => string | undefined } } }
+  try {
+    const v = g.process?.env?.[name] ?? g.Deno?.env?.get?.(name)
+    return v === undefined || v.trim() === "" ? undefined : v.trim()
+  } catch {
+    return undefined
+  }
+}
+
+/** Default backoff before retry n (1, 2, 4, 8, 16 s; mirrors `CLIENT_BACKOFF_SECONDS` of @platform/shared). */
+export const BACKOFF_SECONDS: ReadonlyArray<number> = [1, 2, 4, 8, 16]
+/** Relative jitter applied to the backoff (mirrors `CLIENT_BACKOFF_JITTER`). */
+export const BACKOFF_JITTER = 0.25
+/** A `Retry-After` longer than this is not waited for; the error is thrown instead. */
+export const MAX_RETRY_AFTER_SECONDS = 60
+
+/** What one attempt ended with, as seen by the retry policy. */
+export type AttemptOutcome =
+  | { readonly kind: "response"; readonly status: number; readonly body: unknown }
+  | { readonly kind: "connection" }
+
+/** The retry policy: 429 rate limit always; 5xx, timeouts and connection errors only when the call is safe to repeat. */
+export const isRetryable = (outcome: AttemptOutcome, safeToRepeat: boolean): boolean => {
+  if (outcome.kind === "connection") return safeToRepeat
+  const { status, body } = outcome
+  if (status === 429) return !isTemplateQuota(body)
+  if (status === 409) {
+    const detail = (body as { detail?: { code?: unknown } } | null)?.detail
+    return safeToRepeat && typeof detail === "object" && detail?.code === "idempotency_key_in_flight"
+  }
+  if (status === 408) return safeToRepeat
+  if (status === 501) return false
+  return status >= 500 && safeToRepeat
+}
+
+/** Milliseconds to wait before retry number `retry` (0-based): `Retry-After` when given, else exponential backoff with ±25% jitter. */
+export const retryDelayMs = (retry: number, retryAfterSeconds: number | undefined, random: () => number = Math.random): number => {
+  if (retryAfterSeconds !== undefined) return Math.round(retryAfterSeconds * 1000)
+  const base = BACKOFF_SECONDS[Math.min(retry, BACKOFF_SECONDS.length - 1)]! * 1000
+  return Math.round(base * (1 + (random() * 2 - 1) * BACKOFF_JITTER))
+}
+
+/** Timer functions the retry loop uses; replaceable in tests. */
+export const timers = {
+  /** Waits `ms` milliseconds, rejecting early with APIUserAbortError when the signal aborts. */
+  sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    return new Promise((resolve, reject) => {
+      if (signal?.aborted) return reject(new APIUserAbortError())
+      const onAbort = () => {
+        clearTimeout(timer)
+        reject(new APIUserAbortError())
+      }
+      const timer = setTimeout(() => {
+        signal?.removeEventListener("abort", onAbort)
+        resolve()
+      }, ms)
+      signal?.addEventListener("abort", onAbort, { once: true })
+    })
+  },
+  random: (): number => Math.random()
+}
+
+/** A fresh Idempotency-Key (UUID v4 where WebCrypto is available). */
+export const newIdempotencyKey = (): string => {
+  const c = (globalThis as { crypto?: { randomUUID?: () => string } }).crypto
+  if (c?.randomUUID) return c.randomUUID()
+  return `${Date.now().toString(16)}-${Math.random().toString(16).slice(2)}-${Math.random().toString(16).slice(2)}`
+}
+
+const parseRateLimit = (headers: Headers): RateLimitInfo | undefined => {
+  const limit = headers.get("x-ratelimit-limit")
+  const remaining = headers.get("x-ratelimit-remaining")
+  const reset = headers.get("x-ratelimit-reset")
+  if (limit === null || remaining === null || reset === null) return undefined
+  const info = { limit: Number(limit), remaining: Number(remaining), reset: Number(reset) }
+  return Object.values(info).every(Number.isFinite) ? info : undefined
+}
+
+const serializeQuery = (query: Readonly<Record<string, QueryValue>> | undefined): string => {
+  if (!query) return ""
+  const params = new URLSearchParams()
+  for (const [k, v] of Object.entries(query)) {
+    if (v === undefined || v === null) continue
+    if (Array.isArray(v)) {
+      if (v.length > 0) params.set(k, v.join(","))
+    } else params.set(k, String(v))
+  }
+  const s = params.toString()
+  return s === "" ? "" : `?${s}`
+}
+
+/** Settings of the HTTP core. */
+export interface CoreOptions {
+  readonly apiKey: string
+  readonly baseUrl: string
+  readonly timeout: number
+  readonly maxRetries: number
+  readonly fetch?: typeof globalThis.fetch | undefined
+  readonly defaultHeaders?: Readonly<Record<string, string>> | undefined
+}
+
+type RawResponse = Response & { _data?: unknown }
+
+/** The HTTP core: builds requests, retries with backoff, maps failures to the SDK's error classes. */
+export class APIClient {
+  /** The API key sent as `X-API-Key`. */
+  readonly apiKey: string
+  /** The API origin, such as `http://localhost:8080`. */
+  readonly baseUrl: string
+  /** Default per-attempt timeout in milliseconds. */
+  readonly timeout: number
+  /** Default number of retries. */
+  readonly maxRetries: number
+  readonly #defaultHeaders: Readonly<Record<string, string>>
+  readonly #fetch: ReturnType<typeof createFetch>
+  #rateLimit: RateLimitInfo | undefined
+  #lastRequestId: string | undefined
+
+  constructor(options: CoreOptions) {
+    this.apiKey = options.apiKey
+    this.baseUrl = options.baseUrl.replace(/\/+$/, "")
+    this.timeout = options.timeout
+    this.maxRetries = options.maxRetries
+    this.#defaultHeaders = options.defaultHeaders ?? {}
+    const custom = options.fetch
+    const lazyFetch: typeof globalThis.fetch = (input, init) => (custom ?? globalThis.fetch)(input, init)
+    this.#fetch = createFetch({ fetch: lazyFetch })
+  }
+
+  /** Rate-limit state from the last response that carried `X-RateLimit-*` headers. */
+  get rateLimit(): RateLimitInfo | undefined {
+    return this.#rateLimit
+  }
+
+  /** The `X-Request-Id` of the last response. */
+  get lastRequestId(): string | undefined {
+    return this.#lastRequestId
+  }
+
+  /** Performs one logical call (with retries) and returns the parsed body. */
+  async request<T>(req: FinalRequest, options: RequestOptions = {}): Promise<T> {
+    return (await this.requestWithResponse<T>(req, options)).data
+  }
+
+  /** Performs one logical call (with retries) and returns the body with its Response. */
+  async requestWithResponse<T>(req: FinalRequest, options: RequestOptions = {}): Promise<APIResponse<T>> {
+    const maxRetries = Math.max(0, options.maxRetries ?? this.maxRetries)
+    const idempotencyKey = options.idempotencyKey ?? (req.autoIdempotencyKey ? newIdempotencyKey() : undefined)
+    const safeToRepeat = req.method === "GET" || req.method === "DELETE" || req.idempotent === true || idempotencyKey !== undefined
+    const url = `${this.baseUrl}${req.path}${serializeQuery(req.query)}`
+    const headers = this.#headers(options, idempotencyKey)
+    for (let retry = 0; ; retry++) {
+      const result = await this.#attempt<T>(url, req, headers, options)
+      if (result.kind === "ok") return result.value
+      const outcome: AttemptOutcome = result.kind === "http" ? { kind: "response", status: result.error.status, body: result.error.body } : { kind: "connection" }
+      const retryAfter = result.kind === "http" ? parseRetryAfter(result.error.headers) : undefined
+      const canWait = retryAfter === undefined || retryAfter <= MAX_RETRY_AFTER_SECONDS
+      if (retry >= maxRetries || !canWait || !isRetryable(outcome, safeToRepeat)) throw result.error
+      await timers.sleep(retryDelayMs(retry, retryAfter, timers.random), options.signal)
+    }
+  }
+
+  #headers(options: RequestOptions, idempotencyKey: string | undefined): Headers {
+    const headers = new Headers({
+      accept: "application/json",
+      "x-api-key": this.apiKey,
+      "user-agent": `platform-sdk/${VERSION}`,
+      ...this.#defaultHeaders
+    })
+    if (idempotencyKey !== undefined) headers.set("idempotency-key", idempotencyKey)
+    for (const [k, v] of Object.entries(options.headers ?? {})) {
+      if (v === null) headers.delete(k)
+      else if (v !== undefined) headers.set(k, v)
+    }
+    return headers
+  }
+
+  async #attempt<T>(
+    url: string,
+    req: FinalRequest,
+    headers: Headers,
+    options: RequestOptions
+  ): Promise<
+    | { kind: "ok"; value: APIResponse<T> }
+    | { kind: "http"; error: APIError }
+    | { kind: "connection"; error: APIConnectionError }
+  > {
+    const userSignal = options.signal
+    if (userSignal?.aborted) throw new APIUserAbortError()
+    const controller = new AbortController()
+    const onAbort = () => controller.abort(userSignal?.reason)
+    userSignal?.addEventListener("abort", onAbort, { once: true })
+    let timedOut = false
+    const timeoutMs = options.timeout ?? this.timeout
+    const timer = setTimeout(() => {
+      timedOut = true
+      controller.abort(new Error("timeout"))
+    }, timeoutMs)
+    let response: RawResponse
+    try {
+      const init: Record<string, unknown> = {
+        method: req.method,
+        headers,
+        retry: false,
+        ignoreResponseError: true,
+        signal: controller.signal
+      }
+      if (req.body !== undefined) init.body = req.body
+      if (req.stream) init.responseType = "stream"
+      response = (await this.#fetch.raw(url, init)) as RawResponse
+    } catch (cause) {
+      if (userSignal?.aborted) throw new APIUserAbortError()
+      if (timedOut) return { kind: "connection", error: new APIConnectionTimeoutError(`Request timed out after ${timeoutMs} ms.`) }
+      const inner = (cause as { cause?: unknown })?.cause ?? cause
+      const detail = inner instanceof Error ? `: ${inner.message}` : ""
+      return { kind: "connection", error: new APIConnectionError(`Connection error${detail}.`, { cause: inner }) }
+    } finally {
+      clearTimeout(timer)
+      // A stream keeps the caller's signal linked so aborting stops reading the body too.
+      if (!req.stream) userSignal?.removeEventListener("abort", onAbort)
+    }
+    const requestId = response.headers.get("x-request-id") ?? undefined
+    this.#lastRequestId = requestId
+    const rateLimit = parseRateLimit(response.headers)
+    if (rateLimit) this.#rateLimit = rateLimit
+    if (response.status >= 400) {
+      if (req.stream) await response.body?.cancel().catch(() => undefined)
+      return { kind: "http", error: APIError.generate(response.status, response._data ?? null, response.headers) }
+    }
+    return { kind: "ok", value: { data: response._data as T, response, requestId } }
+  }
+}
+
+/** Throws a PlatformError for a missing API key with a message that says how to set one. */
+export const missingApiKey = (): never => {
+  throw new PlatformError(
+    "Missing API key: pass `new Platform({ apiKey })` or set the PLATFORM_API_KEY environment variable (keys are created in the dashboard under API keys)."
+  )
+}

@@ -1,0 +1,160 @@
+import { APIError, APIUserAbortError, PlatformError } from "./errors.js"
+import { BACKOFF_SECONDS, isRetryable, timers } from "./request.js"
+
+/** One Server-Sent Events message. */
+export interface ServerSentEvent {
+  /** The `id:` field (for the stream route, the event id `evt_...`). */
+  readonly id: string | undefined
+  /** The `event:` field; `message` when absent. */
+  readonly event: string
+  /** The `data:` lines joined with newlines, exactly as sent. */
+  readonly data: string
+}
+
+/** Parses a byte stream of `text/event-stream` into messages, honouring `retry:` through the callback. */
+export async function* parseSSE(
+  stream: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>,
+  onRetry?: (ms: number) => void
+): AsyncGenerator<ServerSentEvent> {
+  const decoder = new TextDecoder()
+  let buffer = ""
+  let data: string[] = []
+  let event = ""
+  let id: string | undefined
+  const iterable: AsyncIterable<Uint8Array> =
+    Symbol.asyncIterator in stream ? (stream as AsyncIterable<Uint8Array>) : readerIterable(stream as ReadableStream<Uint8Array>)
+  const lines = function* (final: boolean): Generator<string> {
+    for (;;) {
+      const m = /\r\n|\r|\n/.exec(buffer)
+      if (!m) break
+      // A lone \r at the end may be the first half of \r\n: wait for more input.
+      if (m[0] === "\r" && m.index === buffer.length - 1 && !final) break
+      yield buffer.slice(0, m.index)
+      buffer = buffer.slice(m.index + m[0].length)
+    }
+    if (final && buffer !== "") {
+      yield buffer
+      buffer = ""
+    }
+  }
+  const handle = function* (line: string): Generator<ServerSentEvent> {
+    if (line === "") {
+      if (data.length > 0) yield { id, event: event === "" ? "message" : event, data: data.join("\n") }
+      data = []
+      event = ""
+      return
+    }
+    if (line.startsWith(":")) return
+    const colon = line.indexOf(":")
+    const field = colon === -1 ? line : line.slice(0, colon)
+    let value = colon === -1 ? "" : line.slice(colon + 1)
+    if (value.startsWith(" ")) value = value.slice(1)
+    if (field === "data") data.push(value)
+    else if (field === "event") event = value
+    else if (field === "id" && !value.includes("\0")) id = value
+    else if (field === "retry" && /^\d+$/.test(value)) onRetry?.(Number(value))
+  }
+  for await (const chunk of iterable) {
+    buffer += decoder.decode(chunk, { stream: true })
+    for (const line of lines(false)) yield* handle(line)
+  }
+  buffer += decoder.decode()
+  for (const line of lines(true)) yield* handle(line)
+}
+
+async function* readerIterable(stream: ReadableStream<Uint8Array>): AsyncGenerator<Uint8Array> {
+  const reader = stream.getReader()
+  try {
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (done) return
+      if (value) yield value
+    }
+  } finally {
+    await reader.cancel().catch(() => undefined)
+    reader.releaseLock()
+  }
+}
+
+/** Opens one connection of the stream, resuming after `lastEventId` when given. */
+export type StreamConnector = (lastEventId: string | undefined, signal: AbortSignal) => Promise<ReadableStream<Uint8Array>>
+
+/** Options of a reconnecting stream. */
+export interface EventStreamOptions {
+  /** Resume after this event id (sent as `Last-Event-ID` on the first connection). */
+  readonly lastEventId?: string | undefined
+  /** Stops the stream; iteration then ends without an error. */
+  readonly signal?: AbortSignal | undefined
+  /** Called after a dropped connection, before waiting `delayMs` to reconnect. */
+  readonly onReconnect?: ((info: { readonly attempt: number; readonly delayMs: number; readonly error: unknown }) => void) | undefined
+  /** Give up after this many consecutive failed reconnects (default: never). */
+  readonly maxReconnects?: number | undefined
+}
+
+/** A Server-Sent Events stream that reconnects on its own with `Last-Event-ID`; `for await` yields parsed items. */
+export class EventStream<T> implements AsyncIterable<T> {
+  /** The id of the last message received; a new stream given it resumes right after. */
+  lastEventId: string | undefined
+  readonly #connect: StreamConnector
+  readonly #map: (message: ServerSentEvent) => T | undefined
+  readonly #options: EventStreamOptions
+  readonly #controller = new AbortController()
+
+  constructor(connect: StreamConnector, map: (message: ServerSentEvent) => T | undefined, options: EventStreamOptions = {}) {
+    this.#connect = connect
+    this.#map = map
+    this.#options = options
+    this.lastEventId = options.lastEventId
+    const signal = options.signal
+    if (signal?.aborted) this.#controller.abort()
+    else signal?.addEventListener("abort", () => this.#controller.abort(), { once: true })
+  }
+
+  /** Stops the stream: the current connection closes and iteration ends. */
+  close(): void {
+    this.#controller.abort()
+  }
+
+  /** Iterates over the raw messages (`id`, `event`, `data` as sent), reconnecting as needed. */
+  async *messages(): AsyncGenerator<ServerSentEvent> {
+    const signal = this.#controller.signal
+    let failures = 0
+    let serverRetryMs: number | undefined
+    while (!signal.aborted) {
+      let error: unknown
+      try {
+        const body = await this.#connect(this.lastEventId, signal)
+        for await (const message of parseSSE(body, (ms) => (serverRetryMs = ms))) {
+          failures = 0
+          if (message.id !== undefined && message.id !== "") this.lastEventId = message.id
+          yield message
+        }
+      } catch (e) {
+        if (signal.aborted || e instanceof APIUserAbortError) return
+        if (e instanceof APIError && !isRetryable({ kind: "response", status: e.status, body: e.body }, true)) throw e
+        error = e
+      }
+      if (signal.aborted) return
+      failures++
+      if (this.#options.maxReconnects !== undefined && failures > this.#options.maxReconnects) {
+        throw error ?? new PlatformError("The event stream kept closing; giving up.")
+      }
+      const base = serverRetryMs ?? BACKOFF_SECONDS[Math.min(failures - 1, BACKOFF_SECONDS.length - 1)]! * 1000
+      const delayMs = Math.round(base * (1 + (timers.random() * 2 - 1) * 0.25))
+      this.#options.onReconnect?.({ attempt: failures, delayMs, error })
+      try {
+        await timers.sleep(delayMs, signal)
+      } catch {
+        return
+      }
+    }
+  }
+
+  /** Iterates over the parsed items, skipping messages the mapper ignores (keep-alives). */
+  async *[Symbol.asyncIterator](): AsyncGenerator<T> {
+    for await (const message of this.messages()) {
+      const item = this.#map(message)
+      if (item !== undefined) yield item
+    }
+  }
+}

@@ -1,0 +1,54 @@
+import { EventStream, type ServerSentEvent } from "../core/sse.js"
+import { APIResource } from "../resource.js"
+import type { AnyEnvelope, EventType } from "../types.js"
+
+/** Options of `events.stream`. */
+export interface EventStreamParams {
+  /** Only these event types (default: every event of the account). */
+  readonly event_types?: ReadonlyArray<EventType | (string & {})>
+  /** Only events of this channel. */
+  readonly channel_id?: number
+  /** Resume right after this event id (the server replays the last 24 hours). */
+  readonly lastEventId?: string
+  /** Stops the stream; iteration then ends without an error. */
+  readonly signal?: AbortSignal
+  /** Called when the connection dropped and the stream is about to reconnect. */
+  readonly onReconnect?: (info: { readonly attempt: number; readonly delayMs: number; readonly error: unknown }) => void
+  /** Give up after this many consecutive failed reconnects (default: keep trying). */
+  readonly maxReconnects?: number
+  /** Extra headers for each connection. */
+  readonly headers?: Readonly<Record<string, string>>
+}
+
+/** Parses a stream message into an envelope; keep-alives and non-JSON messages are skipped. */
+export const envelopeOf = (message: ServerSentEvent): AnyEnvelope | undefined => {
+  if (message.event === "ping" || message.event === "keepalive") return undefined
+  try {
+    const value = JSON.parse(message.data) as unknown
+    return value !== null && typeof value === "object" && "event" in value ? (value as AnyEnvelope) : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** The live stream of the account's normalized events (`GET /platform/v1/events/stream`, Server-Sent Events). */
+export class Events extends APIResource {
+  /** Opens the event stream: `for await` yields envelopes, reconnecting with `Last-Event-ID` after a drop. */
+  stream(params: EventStreamParams = {}): EventStream<AnyEnvelope> {
+    const query = { event_types: params.event_types, channel_id: params.channel_id }
+    return new EventStream<AnyEnvelope>(
+      async (lastEventId, signal) => {
+        const headers: Record<string, string> = { accept: "text/event-stream", ...params.headers }
+        if (lastEventId !== undefined) headers["last-event-id"] = lastEventId
+        const body = await this._client.request<ReadableStream<Uint8Array> | undefined>(
+          { method: "GET", path: "/platform/v1/events/stream", query, stream: true },
+          { signal, headers, maxRetries: 0 }
+        )
+        if (!body) throw new Error("the event stream answered without a body")
+        return body
+      },
+      envelopeOf,
+      { lastEventId: params.lastEventId, signal: params.signal, onReconnect: params.onReconnect, maxReconnects: params.maxReconnects }
+    )
+  }
+}

@@ -1,0 +1,48 @@
+import type { RequestOptions } from "../core/request.js"
+import { APIResource } from "../resource.js"
+import type { MarkReadParams, MarkReadResult, MessageType, SendMessageParams, SendParams, SendResult } from "../types.js"
+
+/** Sends messages of the 13 types and read receipts (`/platform/v1/messages`). */
+export class Messages extends APIResource {
+  /** Sends a message; always carries an Idempotency-Key (generated unless given), so retries never send twice. */
+  send(body: SendMessageParams, options?: RequestOptions): Promise<SendResult> {
+    return this._client.request({ method: "POST", path: "/platform/v1/messages", body, autoIdempotencyKey: true }, options)
+  }
+
+  /** Marks an inbound message (chat) or a sender's conversation (social) as read. */
+  markRead(body: MarkReadParams, options?: RequestOptions): Promise<MarkReadResult> {
+    return this._client.request({ method: "POST", path: "/platform/v1/messages/mark-read", body, idempotent: true }, options)
+  }
+
+  #typed<T extends MessageType>(type: T) {
+    return (params: SendParams<T>, options?: RequestOptions): Promise<SendResult> =>
+      this.send({ ...params, type } as unknown as SendMessageParams, options)
+  }
+
+  /** Sends a text message. */
+  readonly sendText = this.#typed("text")
+  /** Sends an approved template with its runtime components (chat channels only). */
+  readonly sendTemplate = this.#typed("template")
+  /** Sends an image by `link` or uploaded media `id`, with an optional caption. */
+  readonly sendImage = this.#typed("image")
+  /** Sends a video by `link` or `id`, with an optional caption. */
+  readonly sendVideo = this.#typed("video")
+  /** Sends audio by `link` or `id`; `voice: true` makes it a voice note on chat channels. */
+  readonly sendAudio = this.#typed("audio")
+  /** Sends a document by `link` or `id`, with optional caption and filename. */
+  readonly sendDocument = this.#typed("document")
+  /** Sends a sticker by `link` or `id`. */
+  readonly sendSticker = this.#typed("sticker")
+  /** Sends an interactive message (buttons, lists); the `interactive` object is passed through. */
+  readonly sendInteractive = this.#typed("interactive")
+  /** Sends a location pin. */
+  readonly sendLocation = this.#typed("location")
+  /** Sends one or more contact cards. */
+  readonly sendContacts = this.#typed("contacts")
+  /** Reacts to a message with an emoji (an empty emoji removes the reaction). */
+  readonly sendReaction = this.#typed("reaction")
+  /** Shows a typing indicator. */
+  readonly sendTyping = this.#typed("typing")
+  /** Sends a catalog message; the `interactive` object is passed through. */
+  readonly sendCatalog = this.#typed("catalog")
+}

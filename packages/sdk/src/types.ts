@@ -1,0 +1,80 @@
+/**
+ * Request and response types, derived from the `@platform/shared` schemas (type-only
+ * imports: the schemas never reach the SDK bundle, and the SDK cannot drift from them).
+ */
+import type {
+  Channel as ChannelSchema,
+  DeliveryListQuery as DeliveryListQuerySchema,
+  EventDelivery as EventDeliverySchema,
+  EventType as EventTypeSchema,
+  AnyEnvelope as AnyEnvelopeSchema,
+  Envelope as EnvelopeSchema,
+  MarkRead as MarkReadSchema,
+  MarkReadResult as MarkReadResultSchema,
+  MediaDeleteResult as MediaDeleteResultSchema,
+  MediaFromUrl as MediaFromUrlSchema,
+  MediaUploadResult as MediaUploadResultSchema,
+  MediaUrlResult as MediaUrlResultSchema,
+  RawForwardDelivery as RawForwardDeliverySchema,
+  SendMessage as SendMessageSchema,
+  SendResult as SendResultSchema,
+  WebhookSubscription as WebhookSubscriptionSchema,
+  WebhookSubscriptionCreate as WebhookSubscriptionCreateSchema,
+  WebhookSubscriptionPatch as WebhookSubscriptionPatchSchema
+} from "@platform/shared"
+
+/** Body of `POST /platform/v1/messages`, as sent on the wire (union discriminated on `type`). */
+export type SendMessageParams = typeof SendMessageSchema.Encoded
+/** The message types `messages.send` accepts. */
+export type MessageType = SendMessageParams["type"]
+/** The send body of one message type. */
+export type SendMessageParamsOf<T extends MessageType> = Extract<SendMessageParams, { readonly type: T }>
+/** A send body of one type without its `type` field (for the typed helpers). */
+export type SendParams<T extends MessageType> = Omit<SendMessageParamsOf<T>, "type">
+/** Result of a send: `{channel_id, message_id, type}`. */
+export type SendResult = typeof SendResultSchema.Type
+/** Body of `POST /platform/v1/messages/mark-read`. */
+export type MarkReadParams = typeof MarkReadSchema.Encoded
+/** Result of mark-read: `{message_id, status}`. */
+export type MarkReadResult = typeof MarkReadResultSchema.Type
+
+/** Body of a media upload from a public URL. */
+export type MediaFromUrlParams = typeof MediaFromUrlSchema.Encoded
+/** Result of a media upload: `{channel_id, media_id}`. */
+export type MediaUploadResult = typeof MediaUploadResultSchema.Type
+/** Result of `GET /media/{id}/url`: a short-lived URL with its MIME type and size. */
+export type MediaUrlResult = typeof MediaUrlResultSchema.Type
+/** Result of `DELETE /media/{id}`: `{deleted: true}`. */
+export type MediaDeleteResult = typeof MediaDeleteResultSchema.Type
+
+/** An item of `GET /platform/v1/channels`. */
+export type Channel = typeof ChannelSchema.Type
+
+/** A webhook subscription; `secret` only on create and rotate-secret. */
+export type WebhookSubscription = typeof WebhookSubscriptionSchema.Type
+/** Body of `POST /webhooks/subscriptions`. */
+export type SubscriptionCreateParams = typeof WebhookSubscriptionCreateSchema.Encoded
+/** Body of `PATCH /webhooks/subscriptions/{id}`. */
+export type SubscriptionUpdateParams = typeof WebhookSubscriptionPatchSchema.Encoded
+
+/** A normalized event delivery; `envelope` only with `include: "full_envelope"`. */
+export type EventDelivery = typeof EventDeliverySchema.Type
+/** A raw-forward delivery row (`mode: "meta"`). */
+export type RawForwardDelivery = typeof RawForwardDeliverySchema.Type
+type DeliveryQuery = typeof DeliveryListQuerySchema.Type
+/** Filters of `GET /webhooks/deliveries` (all optional) plus the list cursors. */
+export type DeliveryListParams = Partial<Omit<DeliveryQuery, "mode">> & { readonly mode?: DeliveryQuery["mode"] }
+
+/** One of the 12 normalized event types. */
+export type EventType = typeof EventTypeSchema.Type
+/** A normalized event envelope of a known type, discriminated on `event`. */
+export type Envelope = typeof EnvelopeSchema.Type
+/** A known envelope, or one of an event type newer than this SDK. */
+export type AnyEnvelope = typeof AnyEnvelopeSchema.Type
+
+/** Common list parameters: `limit` (1..200, default 50) and the `after`/`before` cursors. */
+export interface ListParams {
+  readonly limit?: number
+  readonly after?: string
+  readonly before?: string
+}
