@@ -1,6 +1,8 @@
 import initial from "./0001_initial.js"
+import delivery from "./0003_delivery.js"
 
 /** Migrations imported statically (not read from disk) so the bundled server carries them. */
 export const migrations = {
-  "0001_initial": initial
+  "0001_initial": initial,
+  "0003_delivery": delivery
 }

@@ -1,0 +1,42 @@
+import { SqlClient } from "@effect/sql"
+import { AUTO_PAUSE } from "@platform/shared"
+import { Effect } from "effect"
+
+/**
+ * SPEC §3.4: a subscription whose attempts in the last 15 minutes number at
+ * least 20, with at least 10 failures and a failure rate of at least 85 %, is
+ * paused (`auto_paused_high_failure_rate`); the emitter then skips it and the
+ * dispatcher holds its pending rows until `resume`. Evaluated only for the
+ * subscriptions that just recorded a failure, so the success path pays nothing.
+ */
+export class AutoPause extends Effect.Service<AutoPause>()("@platform/server/AutoPause", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    const evaluate = Effect.fn("AutoPause.evaluate")(function*(subscriptionIds: ReadonlyArray<number>, now: Date) {
+      if (subscriptionIds.length === 0) return [] as ReadonlyArray<number>
+      const since = new Date(now.getTime() - AUTO_PAUSE.window_minutes * 60_000)
+      const rows = yield* sql<{ id: number }>`
+        update webhook_subscriptions s
+        set is_paused = true, paused_reason = ${AUTO_PAUSE.paused_reason}, updated_at = ${now}
+        from (
+          select subscription_id,
+                 count(*) as total,
+                 count(*) filter (where outcome = 'failed') as failed
+          from delivery_attempts
+          where subscription_id = any(${subscriptionIds}::bigint[]) and created_at > ${since}
+          group by subscription_id
+        ) a
+        where s.id = a.subscription_id
+          and not s.is_paused
+          and a.total >= ${AUTO_PAUSE.min_deliveries}
+          and a.failed >= ${AUTO_PAUSE.min_failures}
+          and a.failed * 100 >= a.total * ${Math.round(AUTO_PAUSE.failure_rate * 100)}
+        returning s.id`.pipe(Effect.orDie)
+      for (const r of rows) yield* Effect.logWarning("subscription auto-paused").pipe(Effect.annotateLogs("subscription_id", r.id))
+      return rows.map((r) => r.id)
+    })
+
+    return { evaluate } as const
+  })
+}) {}

@@ -1,0 +1,270 @@
+import { SqlClient } from "@effect/sql"
+import {
+  MAX_DELIVERY_ATTEMPTS,
+  NORMALIZED_STUCK_LEASE_SECONDS,
+  RETRY_DELAYS_MINUTES,
+  USER_AGENT,
+  WebhookHeaders
+} from "@platform/shared"
+import { Clock, Effect, Redacted } from "effect"
+import { Secrets } from "../crypto/secrets.js"
+import { AutoPause } from "./auto-pause.js"
+import { deliveryBody } from "./envelope.js"
+import { signatureHeaders, signingKeys, type SigningKeys, stripReservedHeaders } from "./signer.js"
+import { DeliveryTransport, type PostOutcome } from "./transport.js"
+
+interface ClaimedRow {
+  readonly id: number
+  readonly subscription_id: number
+  readonly event_id: string
+  readonly event_type: string
+  readonly attempts: number
+  readonly envelope: unknown
+  readonly target_url: string
+  readonly custom_headers: Record<string, string> | null
+  readonly secret_encrypted: Uint8Array
+  readonly previous_secret_encrypted: Uint8Array | null
+  readonly previous_secret_expires_at: Date | null
+  readonly sub_version: Date
+}
+
+interface CachedKeys {
+  readonly version: number
+  readonly previousUntil: number
+  readonly keys: SigningKeys
+  readonly headers: Record<string, string>
+}
+
+/** Postgres arrays are 1-based: delay before attempt n is `delays[n]`. */
+const RETRY_DELAYS = [...RETRY_DELAYS_MINUTES]
+
+export interface DispatchResult {
+  readonly claimed: number
+  readonly delivered: number
+  readonly failed: number
+}
+
+const GONE = 410
+
+/**
+ * The normalized dispatcher (SPEC §3.5, §6.2-§6.4, DESIGN §6, §8). Each pass:
+ * claim up to `batchSize` due rows with FOR UPDATE SKIP LOCKED (so any number of
+ * passes and processes run side by side), POST them concurrently, record every
+ * outcome and attempt row in ONE statement. A message.* row waits while an
+ * earlier row of the same (subscription, conversation_peer) is pending or
+ * delivering, unless that one has been delivering for more than 30 s.
+ */
+export class Dispatcher extends Effect.Service<Dispatcher>()("@platform/server/Dispatcher", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const secrets = yield* Secrets
+    const transport = yield* DeliveryTransport
+    const autoPause = yield* AutoPause
+    const cache = new Map<number, CachedKeys>()
+
+    // Plaintext secrets are decrypted once per subscription version and kept in
+    // memory only; a PATCH or rotation bumps updated_at, which the claim returns.
+    const keysFor = (row: ClaimedRow, nowMs: number) =>
+      Effect.gen(function*() {
+        const version = row.sub_version.getTime()
+        const previousUntil = row.previous_secret_expires_at?.getTime() ?? 0
+        const cached = cache.get(row.subscription_id)
+        if (cached !== undefined && cached.version === version && (cached.previousUntil <= nowMs) === (previousUntil <= nowMs)) {
+          return cached
+        }
+        const secret = Redacted.value(yield* secrets.decrypt(row.secret_encrypted))
+        const previous = row.previous_secret_encrypted !== null && previousUntil > nowMs
+          ? Redacted.value(yield* secrets.decrypt(row.previous_secret_encrypted))
+          : null
+        const entry: CachedKeys = {
+          version,
+          previousUntil,
+          keys: signingKeys(secret, previous),
+          headers: stripReservedHeaders(row.custom_headers ?? {})
+        }
+        cache.set(row.subscription_id, entry)
+        return entry
+      })
+
+    const claim = (now: Date, batchSize: number) => {
+      const stale = new Date(now.getTime() - NORMALIZED_STUCK_LEASE_SECONDS * 1000)
+      return sql<ClaimedRow>`
+        with due as (
+          select d.id
+          from webhook_deliveries d
+          join webhook_subscriptions s on s.id = d.subscription_id
+          where d.status = 'pending' and d.next_retry_at <= ${now}
+            and s.is_active and not s.is_paused
+            and (d.conversation_peer is null or not exists (
+              select 1 from webhook_deliveries p
+              where p.subscription_id = d.subscription_id
+                and p.conversation_peer = d.conversation_peer
+                and p.id < d.id
+                and p.status in ('pending', 'delivering')
+                and not (p.status = 'delivering' and p.delivering_since < ${stale})
+            ))
+          order by d.next_retry_at, d.id
+          limit ${batchSize}
+          for update of d skip locked
+        ),
+        claimed as (
+          update webhook_deliveries w
+          set status = 'delivering', delivering_since = ${now}, updated_at = ${now}
+          from due where w.id = due.id
+          returning w.id, w.subscription_id, w.event_id, w.event_type, w.attempts, w.envelope
+        )
+        select c.*, s.target_url, s.custom_headers, s.secret_encrypted, s.previous_secret_encrypted,
+               s.previous_secret_expires_at, s.updated_at as sub_version
+        from claimed c join webhook_subscriptions s on s.id = c.subscription_id
+        order by c.id`.pipe(Effect.orDie)
+    }
+
+    // A worker that died (or hung past the lease) leaves rows in delivering; they
+    // are taken again with a fresh lease. Rare, so kept off the hot claim query.
+    const claimExpired = (now: Date, batchSize: number) => {
+      const stale = new Date(now.getTime() - NORMALIZED_STUCK_LEASE_SECONDS * 1000)
+      return sql<ClaimedRow>`
+        with due as (
+          select d.id from webhook_deliveries d
+          join webhook_subscriptions s on s.id = d.subscription_id
+          where d.status = 'delivering' and d.delivering_since < ${stale} and s.is_active and not s.is_paused
+          order by d.id
+          limit ${batchSize}
+          for update of d skip locked
+        ),
+        claimed as (
+          update webhook_deliveries w set delivering_since = ${now}, updated_at = ${now}
+          from due where w.id = due.id
+          returning w.id, w.subscription_id, w.event_id, w.event_type, w.attempts, w.envelope
+        )
+        select c.*, s.target_url, s.custom_headers, s.secret_encrypted, s.previous_secret_encrypted,
+               s.previous_secret_expires_at, s.updated_at as sub_version
+        from claimed c join webhook_subscriptions s on s.id = c.subscription_id
+        order by c.id`.pipe(Effect.orDie)
+    }
+
+    const send = (row: ClaimedRow, nowMs: number) =>
+      Effect.gen(function*() {
+        const entry = yield* keysFor(row, nowMs)
+        const body = deliveryBody(row.envelope)
+        const headers: Record<string, string> = {
+          ...entry.headers,
+          "content-type": "application/json",
+          "user-agent": USER_AGENT,
+          [WebhookHeaders.event.toLowerCase()]: row.event_type,
+          [WebhookHeaders.eventId.toLowerCase()]: row.event_id,
+          [WebhookHeaders.deliveryId.toLowerCase()]: String(row.id),
+          ...signatureHeaders(entry.keys, row.event_id, Math.floor(nowMs / 1000), body)
+        }
+        return yield* transport.post(row.target_url, headers, body)
+      })
+
+    const record = (rows: ReadonlyArray<ClaimedRow>, outcomes: ReadonlyArray<PostOutcome>, claimedAt: Date) =>
+      Effect.gen(function*() {
+        const now = new Date(yield* Clock.currentTimeMillis)
+        const ids: Array<number> = []
+        const ok: Array<boolean> = []
+        const status: Array<number | null> = []
+        const snippet: Array<string | null> = []
+        const latency: Array<number> = []
+        const error: Array<string | null> = []
+        const gone: Array<boolean> = []
+        rows.forEach((row, i) => {
+          const o = outcomes[i]!
+          ids.push(row.id)
+          const answered = o._tag === "Answered"
+          ok.push(answered && o.status >= 200 && o.status < 300)
+          status.push(answered ? o.status : null)
+          snippet.push(answered ? o.snippet.replace(/\u0000/g, "") : null)
+          latency.push(o.latencyMs)
+          error.push(answered ? (o.status >= 200 && o.status < 300 ? null : `HTTP ${o.status}`) : o.reason)
+          gone.push(answered && o.status === GONE)
+        })
+        const recorded = yield* sql<{ subscription_id: number; failures: number }>`
+          with o as (
+            select * from unnest(${ids}::bigint[], ${ok}::boolean[], ${status}::int[], ${snippet}::text[],
+                                 ${latency}::int[], ${error}::text[], ${gone}::boolean[])
+              as o(id, ok, response_status, snippet, latency, error, gone)
+          ),
+          upd as (
+            update webhook_deliveries d set
+              attempts = d.attempts + 1,
+              status = case when o.ok then 'delivered'
+                            when d.attempts + 1 >= ${MAX_DELIVERY_ATTEMPTS} then 'failed'
+                            else 'pending' end,
+              next_retry_at = case when o.ok or d.attempts + 1 >= ${MAX_DELIVERY_ATTEMPTS} then null
+                                   else ${now}::timestamptz
+                                        + make_interval(mins => (${RETRY_DELAYS}::int[])[d.attempts + 2]) end,
+              delivering_since = null,
+              response_status = o.response_status,
+              response_body_snippet = o.snippet,
+              latency_ms = o.latency,
+              delivered_at = case when o.ok then ${now}::timestamptz else d.delivered_at end,
+              updated_at = ${now}
+            from o
+            where d.id = o.id and d.status = 'delivering' and d.delivering_since = ${claimedAt}
+            returning d.id, d.subscription_id, d.developer_account_id, d.attempts, o.ok, o.response_status,
+                      o.latency, o.error, o.gone
+          ),
+          att as (
+            insert into delivery_attempts
+              (delivery_id, developer_account_id, subscription_id, attempt, outcome, response_status, latency_ms,
+               error, created_at)
+            select id, developer_account_id, subscription_id, attempts,
+                   case when ok then 'delivered' else 'failed' end, response_status, latency, error, ${now}
+            from upd
+          ),
+          agg as (
+            select subscription_id,
+                   count(*) filter (where not ok)::int as failures,
+                   count(*) filter (where ok)::int as successes,
+                   bool_or(gone) as gone
+            from upd group by subscription_id
+          ),
+          subs as (
+            -- last_delivery_at is kept to the second so a busy subscription's row is
+            -- not rewritten (and locked) by every batch.
+            update webhook_subscriptions s set
+              last_delivery_at = ${now},
+              failure_count = case when a.successes > 0 then 0 else s.failure_count + a.failures end,
+              is_active = case when a.gone then false else s.is_active end,
+              paused_reason = case when a.gone then 'receiver_gone_410' else s.paused_reason end,
+              updated_at = case when a.gone then ${now}::timestamptz else s.updated_at end
+            from agg a
+            where s.id = a.subscription_id
+              and (a.failures > 0 or a.gone or s.failure_count > 0 or s.last_delivery_at is null
+                   or s.last_delivery_at < ${new Date(now.getTime() - 1000)})
+          )
+          select subscription_id, failures from agg`.pipe(Effect.orDie)
+        const failing = recorded.filter((r) => r.failures > 0).map((r) => r.subscription_id)
+        if (failing.length > 0) yield* autoPause.evaluate(failing, now)
+        return recorded
+      })
+
+    const deliver = (rows: ReadonlyArray<ClaimedRow>, claimedAt: Date) =>
+      Effect.gen(function*() {
+        if (rows.length === 0) return { claimed: 0, delivered: 0, failed: 0 }
+        const nowMs = claimedAt.getTime()
+        const outcomes = yield* Effect.forEach(rows, (row) => send(row, nowMs), { concurrency: "unbounded" })
+        yield* record(rows, outcomes, claimedAt)
+        const delivered = outcomes.filter((o) => o._tag === "Answered" && o.status >= 200 && o.status < 300).length
+        return { claimed: rows.length, delivered, failed: rows.length - delivered }
+      })
+
+    /** One pass: claim due rows, POST them concurrently, record the outcomes. */
+    const runOnce = Effect.fn("Dispatcher.runOnce")(function*(batchSize: number = 100) {
+      const claimedAt = new Date(yield* Clock.currentTimeMillis)
+      const rows = yield* claim(claimedAt, batchSize)
+      return yield* deliver(rows, claimedAt)
+    })
+
+    /** Takes rows whose lease (30 s in delivering) expired and delivers them again. */
+    const reclaimExpired = Effect.fn("Dispatcher.reclaimExpired")(function*(batchSize: number = 100) {
+      const claimedAt = new Date(yield* Clock.currentTimeMillis)
+      const rows = yield* claimExpired(claimedAt, batchSize)
+      return yield* deliver(rows, claimedAt)
+    })
+
+    return { runOnce, reclaimExpired } as const
+  })
+}) {}

@@ -1,0 +1,19 @@
+/** Top-level envelope keys in SPEC §6.2 order (jsonb storage does not keep key order). */
+const ENVELOPE_KEYS = ["id", "event", "developer_account_id", "platform_channel_id", "occurred_at", "api_version", "data"]
+
+/** An envelope with its keys in the documented order, then any others. */
+export const canonicalEnvelope = (envelope: Record<string, unknown>): Record<string, unknown> => {
+  const out: Record<string, unknown> = {}
+  for (const key of ENVELOPE_KEYS) if (key in envelope) out[key] = envelope[key]
+  for (const key of Object.keys(envelope)) if (!(key in out)) out[key] = envelope[key]
+  return out
+}
+
+/** The exact bytes POSTed for a stored payload: one envelope, or a batch `{events: [...]}`. */
+export const deliveryBody = (payload: unknown): Buffer => {
+  const value = payload as Record<string, unknown>
+  const body = Array.isArray(value.events)
+    ? { events: (value.events as Array<Record<string, unknown>>).map(canonicalEnvelope) }
+    : canonicalEnvelope(value)
+  return Buffer.from(JSON.stringify(body), "utf8")
+}

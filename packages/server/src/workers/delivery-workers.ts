@@ -1,0 +1,97 @@
+import { INACTIVITY_SWEEP_INTERVAL_SECONDS, NORMALIZED_STUCK_LEASE_SECONDS } from "@platform/shared"
+import { Clock, Duration, Effect, Layer, Schedule } from "effect"
+import { AppConfig } from "../config.js"
+import { AutoPause } from "../delivery/auto-pause.js"
+import { DeliveryBuffer } from "../delivery/buffer.js"
+import { Dispatcher } from "../delivery/dispatcher.js"
+import { FanOut } from "../delivery/fan-out.js"
+import { InactivitySweep } from "../delivery/inactivity.js"
+import { DeliveryTransport } from "../delivery/transport.js"
+import { awaitPulse, DeliveryWakeup } from "../delivery/wakeup.js"
+import { Secrets } from "../crypto/secrets.js"
+
+export interface DeliveryWorkerOptions {
+  /** Concurrent claim/POST/record loops per process. */
+  readonly dispatchers?: number
+  readonly dispatchBatch?: number
+  readonly fanOutBatch?: number
+  /** Recovery sweeps when no wake-up arrives (rows written by a process that did not notify). */
+  readonly fanOutSweep?: Duration.DurationInput
+  readonly dispatchSweep?: Duration.DurationInput
+}
+
+const survive = <A, E, R>(name: string, effect: Effect.Effect<A, E, R>) =>
+  effect.pipe(Effect.catchAllCause((cause) => Effect.logError(`${name} failed; retrying`, cause)))
+
+/**
+ * The delivery workers, each a scoped fiber: fan-out, `dispatchers` dispatch
+ * loops, the lease reclaimer, the buffer assembler and the inactivity sweep.
+ * Loops wake on pulses (this process) and LISTEN (other processes) and fall
+ * back to short sweeps; all waiting goes through the Effect clock.
+ */
+export const deliveryWorkers = (options: DeliveryWorkerOptions = {}) =>
+  Effect.gen(function*() {
+    const wakeup = yield* DeliveryWakeup
+    const fanOut = yield* FanOut
+    const dispatcher = yield* Dispatcher
+    const buffer = yield* DeliveryBuffer
+    const inactivity = yield* InactivitySweep
+    const dispatchBatch = options.dispatchBatch ?? 100
+    const fanOutBatch = options.fanOutBatch ?? 500
+    const fanOutSweep = options.fanOutSweep ?? Duration.millis(250)
+    const dispatchSweep = options.dispatchSweep ?? Duration.seconds(1)
+
+    yield* Effect.forkScoped(Effect.forever(Effect.gen(function*() {
+      const pulse = wakeup.events.current
+      const n = yield* survive("fan-out", fanOut.drain(fanOutBatch))
+      if (n === 0) yield* awaitPulse(pulse, fanOutSweep)
+    })))
+
+    for (let i = 0; i < (options.dispatchers ?? 4); i++) {
+      yield* Effect.forkScoped(Effect.forever(Effect.gen(function*() {
+        const pulse = wakeup.deliveries.current
+        const r = yield* survive("dispatcher", dispatcher.runOnce(dispatchBatch))
+        if (r === undefined || r.claimed === 0) yield* awaitPulse(pulse, dispatchSweep)
+      })))
+    }
+
+    yield* Effect.forkScoped(
+      survive("lease reclaimer", dispatcher.reclaimExpired(dispatchBatch)).pipe(
+        Effect.repeat(Schedule.spaced(Duration.seconds(NORMALIZED_STUCK_LEASE_SECONDS / 6)))
+      )
+    )
+
+    yield* Effect.forkScoped(Effect.forever(Effect.gen(function*() {
+      const pulse = wakeup.buffer.current
+      const r = yield* survive("buffer", buffer.runOnce())
+      const now = yield* Clock.currentTimeMillis
+      const wait = r?.nextDueAt == null ? 1000 : Math.max(0, Math.min(1000, r.nextDueAt - now))
+      yield* awaitPulse(pulse, Duration.millis(wait))
+    })))
+
+    yield* Effect.forkScoped(
+      survive("inactivity sweep", inactivity.runOnce()).pipe(
+        Effect.repeat(Schedule.spaced(Duration.seconds(INACTIVITY_SWEEP_INTERVAL_SECONDS)))
+      )
+    )
+  })
+
+/** The services of the delivery engine (without the workers). */
+export const DeliveryEngineLive = Layer.mergeAll(
+  FanOut.Default,
+  Dispatcher.Default,
+  DeliveryBuffer.Default,
+  InactivitySweep.Default
+).pipe(
+  Layer.provideMerge(AutoPause.Default),
+  Layer.provideMerge(DeliveryWakeup.Default),
+  Layer.provideMerge(DeliveryTransport.Live),
+  Layer.provideMerge(Secrets.Default)
+)
+
+/** The workers of the delivery engine, running only in processes with `runsWorkers` (ROLE all or worker). */
+export const DeliveryWorkersLive = Layer.scopedDiscard(Effect.gen(function*() {
+  const config = yield* AppConfig
+  if (!config.runsWorkers) return
+  yield* deliveryWorkers()
+}))
