@@ -395,8 +395,9 @@ const graphHandler = Effect.gen(function*() {
 
   if (edge === undefined) {
     if (method === "GET") {
-      const m = state.media.get(first)
-      if (m) {
+      if (url.searchParams.has("phone_number_id")) {
+        const m = state.media.get(first)
+        if (!m) return unknownObject(first, method)
         return json({
           messaging_product: "whatsapp",
           url: `${state.config.metaGraphUrl}/__media/${m.id}?hash=${m.sha256.slice(0, 16)}`,
