@@ -3,14 +3,32 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { PlatformApi } from "@platform/shared"
 import { Effect, Layer } from "effect"
 import { createServer } from "node:http"
+import { ApiKeyAuthLive } from "../auth/api-key-auth.js"
+import { DashboardAuthLive, SameOriginLive } from "../auth/dashboard-auth.js"
 import { AppConfig } from "../config.js"
+import { DomainLive } from "../domain/layer.js"
+import { ChannelsLive } from "./channels.js"
+import { DashboardAccountLive } from "./dashboard-account.js"
+import { DashboardApiKeysLive } from "./dashboard-api-keys.js"
+import { DashboardChannelsLive } from "./dashboard-channels.js"
+import { DashboardSessionLive } from "./dashboard-session.js"
+import { DashboardTeamLive } from "./dashboard-team.js"
 import { HealthLive } from "./health.js"
 import { RequestContextMiddleware } from "./request-context.js"
 import { ValidationMiddleware } from "./validation.js"
 
 /** Every implemented group of the contract. */
 export const ApiLive = HttpApiBuilder.api(PlatformApi).pipe(
-  Layer.provide([HealthLive])
+  Layer.provide([
+    HealthLive,
+    ChannelsLive,
+    DashboardSessionLive,
+    DashboardAccountLive,
+    DashboardApiKeysLive,
+    DashboardTeamLive,
+    DashboardChannelsLive
+  ]),
+  Layer.provide([ApiKeyAuthLive, DashboardAuthLive, SameOriginLive])
 )
 
 /** The routes and middleware of the HTTP surface, without a listener. */
@@ -19,7 +37,7 @@ export const HttpAppLive = Layer.mergeAll(
   HttpApiScalar.layer({ path: "/platform/v1/docs" }),
   ValidationMiddleware,
   RequestContextMiddleware
-).pipe(Layer.provideMerge(ApiLive))
+).pipe(Layer.provideMerge(ApiLive), Layer.provideMerge(DomainLive))
 
 /** Serves the HTTP surface on HOST:PORT, logging the address once listening. */
 export const HttpLive = Layer.unwrapEffect(Effect.gen(function*() {

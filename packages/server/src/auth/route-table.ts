@@ -1,0 +1,35 @@
+import { HttpApi } from "@effect/platform"
+import { ApiKeyAuth, CookieAllowed, PlatformApi, RequiredScope, type Scope } from "@platform/shared"
+import { Context, Option } from "effect"
+
+export interface RouteSecurity {
+  readonly method: string
+  readonly path: string
+  readonly scope: Scope | null
+  readonly cookie: boolean
+}
+
+/**
+ * The one route → {scope, cookie} table of `/platform/v1` (SPEC §5.3, §5.4), read
+ * from the annotations of the shared HttpApi: every endpoint behind `ApiKeyAuth`
+ * with its `RequiredScope` and `CookieAllowed`. A route without a scope is kept with
+ * `scope: null`; the middleware refuses it and the route-table test fails on it.
+ */
+export const routeTable = (api: HttpApi.HttpApi.Any = PlatformApi): ReadonlyArray<RouteSecurity> => {
+  const out: Array<RouteSecurity> = []
+  HttpApi.reflect(api as unknown as HttpApi.HttpApi.AnyWithProps, {
+    onGroup: () => {},
+    onEndpoint: ({ endpoint, mergedAnnotations, middleware }) => {
+      if (!middleware.has(ApiKeyAuth as never)) return
+      out.push({
+        method: endpoint.method,
+        path: endpoint.path,
+        scope: Option.getOrNull(Context.getOption(mergedAnnotations, RequiredScope)),
+        cookie: Option.getOrElse(Context.getOption(mergedAnnotations, CookieAllowed), () => false)
+      })
+    }
+  })
+  return out
+}
+
+export const routeKey = (method: string, path: string) => `${method} ${path}`

@@ -1,0 +1,33 @@
+import { createHash, randomBytes } from "node:crypto"
+
+const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+const RANDOM_LENGTH = 40
+export const API_KEY_PREFIX = "pk_live_"
+/** Characters kept for display: `pk_live_` and the first 4 random ones. */
+const DISPLAY_LENGTH = API_KEY_PREFIX.length + 4
+
+/** Unbiased base62 by rejection sampling (bytes >= 248 are dropped). */
+const randomBase62 = (length: number): string => {
+  let out = ""
+  while (out.length < length) {
+    for (const byte of randomBytes(length * 2)) {
+      if (byte < 248 && out.length < length) out += BASE62[byte % 62]
+    }
+  }
+  return out
+}
+
+/** A new key `pk_live_<40 base62>` (≈238 bits); the plaintext is shown once and never stored. */
+export const generateApiKey = (): string => API_KEY_PREFIX + randomBase62(RANDOM_LENGTH)
+
+/** SHA-256 of the plaintext: keys are high-entropy, so a fast hash is enough and keeps lookups cheap. */
+export const hashApiKey = (plaintext: string): Buffer => createHash("sha256").update(plaintext, "utf8").digest()
+
+export const displayPrefix = (plaintext: string): string => plaintext.slice(0, DISPLAY_LENGTH)
+
+/** Cheap syntactic check before any lookup. */
+export const looksLikeApiKey = (value: string): boolean =>
+  value.length >= API_KEY_PREFIX.length + 32 && value.length <= 128 && value.startsWith(API_KEY_PREFIX)
+
+/** A random url-safe token (session ids, webhook secrets). */
+export const randomToken = (bytes = 32): string => randomBytes(bytes).toString("base64url")

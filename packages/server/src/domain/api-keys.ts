@@ -1,0 +1,188 @@
+import { SqlClient } from "@effect/sql"
+import {
+  type ApiKey,
+  type ApiKeyCreate,
+  type ApiKeyCreated,
+  type ApiKeyPatch,
+  DEFAULT_RATE_LIMIT_PER_MINUTE,
+  NotFound,
+  type Scope,
+  Scopes
+} from "@platform/shared"
+import { Effect, Schedule } from "effect"
+import { displayPrefix, generateApiKey, hashApiKey, looksLikeApiKey } from "../crypto/api-key-format.js"
+
+interface KeyRow {
+  readonly id: number
+  readonly name: string
+  readonly prefix: string
+  readonly scopes: ReadonlyArray<Scope>
+  readonly is_active: boolean
+  readonly expires_at: Date | null
+  readonly last_used_at: Date | null
+  readonly rate_limit_per_minute: number
+  readonly created_at: Date
+}
+
+/** What the authentication hot path needs to know about a key. */
+export interface KeyRecord {
+  readonly id: number
+  readonly account_id: number
+  readonly scopes: ReadonlyArray<Scope>
+  readonly is_active: boolean
+  /** Epoch ms, or null for no expiry. */
+  readonly expires_at: number | null
+  readonly rate_limit_per_minute: number
+}
+
+const toApiKey = (row: KeyRow): ApiKey => ({
+  id: row.id,
+  name: row.name,
+  prefix: row.prefix,
+  scopes: row.scopes,
+  is_active: row.is_active,
+  expires_at: row.expires_at?.toISOString() ?? null,
+  last_used_at: row.last_used_at?.toISOString() ?? null,
+  rate_limit_per_minute: row.rate_limit_per_minute,
+  created_at: row.created_at.toISOString()
+})
+
+/*
+ * Lookups are cached briefly so an authenticated request costs no query on the hot
+ * path. PATCH and DELETE invalidate in this process at once; another instance sees a
+ * change within CACHE_TTL_MS. Expiry is checked on every request against the cached
+ * expires_at, so it is exact. Unknown keys are cached for a shorter time so a 401
+ * storm of one bad key does not turn into a query storm.
+ */
+const CACHE_TTL_MS = 5_000
+const NEGATIVE_TTL_MS = 1_000
+const CACHE_MAX = 50_000
+/** last_used_at resolution: writes are batched and at most one per key per flush. */
+export const LAST_USED_FLUSH_MS = 1_000
+
+const columns = "id, name, prefix, scopes, is_active, expires_at, last_used_at, rate_limit_per_minute, created_at"
+
+/** API keys: creation (plaintext once), listing, PATCH, DELETE, and the cached lookup used by ApiKeyAuth. */
+export class ApiKeys extends Effect.Service<ApiKeys>()("@platform/server/ApiKeys", {
+  scoped: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const cache = new Map<string, { readonly record: KeyRecord | null; readonly at: number }>()
+    const hashById = new Map<number, string>()
+    const pendingTouches = new Map<number, Date>()
+
+    const invalidate = (id: number) => {
+      const hash = hashById.get(id)
+      if (hash !== undefined) {
+        cache.delete(hash)
+        hashById.delete(id)
+      }
+    }
+
+    const create = Effect.fn("ApiKeys.create")(function*(accountId: number, input: ApiKeyCreate) {
+      const plaintext = generateApiKey()
+      const scopes = input.scopes === undefined ? [...Scopes] : [...new Set(input.scopes)]
+      const [row] = yield* sql<KeyRow>`
+        insert into api_keys (developer_account_id, name, prefix, key_hash, scopes, expires_at, rate_limit_per_minute)
+        values (${accountId}, ${input.name}, ${displayPrefix(plaintext)}, ${hashApiKey(plaintext)}, ${scopes},
+                ${input.expires_at ? new Date(input.expires_at) : null},
+                ${input.rate_limit_per_minute ?? DEFAULT_RATE_LIMIT_PER_MINUTE})
+        returning ${sql.literal(columns)}`.pipe(Effect.orDie)
+      return { ...toApiKey(row!), key: plaintext } satisfies ApiKeyCreated
+    })
+
+    const list = Effect.fn("ApiKeys.list")(function*(accountId: number) {
+      const rows = yield* sql<KeyRow>`
+        select ${sql.literal(columns)} from api_keys where developer_account_id = ${accountId} order by id desc`.pipe(
+        Effect.orDie
+      )
+      return rows.map(toApiKey)
+    })
+
+    const update = Effect.fn("ApiKeys.update")(function*(accountId: number, id: number, patch: ApiKeyPatch) {
+      const set: Record<string, unknown> = {}
+      if (patch.name !== undefined) set.name = patch.name
+      if (patch.is_active !== undefined) set.is_active = patch.is_active
+      if (patch.expires_at !== undefined) set.expires_at = patch.expires_at === null ? null : new Date(patch.expires_at)
+      if (patch.rate_limit_per_minute !== undefined) set.rate_limit_per_minute = patch.rate_limit_per_minute
+      const rows = yield* sql<KeyRow>`
+        update api_keys set ${sql.update({ ...set, updated_at: new Date() })}
+        where id = ${id} and developer_account_id = ${accountId}
+        returning ${sql.literal(columns)}`.pipe(Effect.orDie)
+      invalidate(id)
+      if (rows.length === 0) return yield* new NotFound({ message: "API key not found" })
+      return toApiKey(rows[0]!)
+    })
+
+    const remove = Effect.fn("ApiKeys.remove")(function*(accountId: number, id: number) {
+      const rows = yield* sql`delete from api_keys where id = ${id} and developer_account_id = ${accountId} returning id`
+        .pipe(Effect.orDie)
+      invalidate(id)
+      if (rows.length === 0) return yield* new NotFound({ message: "API key not found" })
+    })
+
+    /** The key record of a plaintext, or null when unknown. Validity (active, expiry) is the caller's check. */
+    const lookup = (plaintext: string): Effect.Effect<KeyRecord | null> => {
+      if (!looksLikeApiKey(plaintext)) return Effect.succeed(null)
+      const hash = hashApiKey(plaintext)
+      const hex = hash.toString("hex")
+      const now = Date.now()
+      const hit = cache.get(hex)
+      if (hit !== undefined && now - hit.at < (hit.record === null ? NEGATIVE_TTL_MS : CACHE_TTL_MS)) {
+        return Effect.succeed(hit.record)
+      }
+      return sql<{
+        id: number
+        developer_account_id: number
+        scopes: ReadonlyArray<Scope>
+        is_active: boolean
+        expires_at: Date | null
+        rate_limit_per_minute: number
+      }>`
+        select id, developer_account_id, scopes, is_active, expires_at, rate_limit_per_minute
+        from api_keys where key_hash = ${hash}`.pipe(
+        Effect.orDie,
+        Effect.map(([row]) => {
+          const record: KeyRecord | null = row === undefined ? null : {
+            id: row.id,
+            account_id: row.developer_account_id,
+            scopes: row.scopes,
+            is_active: row.is_active,
+            expires_at: row.expires_at?.getTime() ?? null,
+            rate_limit_per_minute: row.rate_limit_per_minute
+          }
+          if (cache.size >= CACHE_MAX) {
+            cache.clear()
+            hashById.clear()
+          }
+          cache.set(hex, { record, at: Date.now() })
+          if (record !== null) hashById.set(record.id, hex)
+          return record
+        })
+      )
+    }
+
+    /** Records use of a key; written in batches (one statement per flush), never on the request path. */
+    const touch = (id: number) => {
+      pendingTouches.set(id, new Date())
+    }
+
+    const flush = Effect.suspend(() => {
+      if (pendingTouches.size === 0) return Effect.void
+      const ids = [...pendingTouches.keys()]
+      const times = ids.map((id) => pendingTouches.get(id)!.toISOString())
+      pendingTouches.clear()
+      return sql`
+        update api_keys k set last_used_at = greatest(coalesce(k.last_used_at, t.at), t.at)
+        from unnest(${ids}::bigint[], ${times}::timestamptz[]) as t(id, at)
+        where k.id = t.id`.pipe(
+        Effect.asVoid,
+        Effect.catchAll((e) => Effect.logWarning("could not record API key use", String(e)))
+      )
+    })
+
+    yield* Effect.addFinalizer(() => flush)
+    yield* flush.pipe(Effect.repeat(Schedule.spaced(LAST_USED_FLUSH_MS)), Effect.forkScoped)
+
+    return { create, list, update, remove, lookup, touch, flush, invalidate } as const
+  })
+}) {}

@@ -1,0 +1,50 @@
+import { SqlClient } from "@effect/sql"
+import { API_VERSION, type EventData, type EventType } from "@platform/shared"
+import { Effect } from "effect"
+import { randomBytes } from "node:crypto"
+
+/** `evt_` and 32 lowercase hex characters (SPEC §6.2). */
+export const newEventId = (): string => `evt_${randomBytes(16).toString("hex")}`
+
+export interface EventInput<E extends EventType> {
+  readonly event: E
+  readonly developer_account_id: number
+  readonly platform_channel_id: number | null
+  readonly data: EventData<E>
+  /** Orders message.* deliveries per (subscription, peer); null for channel.* and conversation.*. */
+  readonly conversation_peer?: string | null
+  readonly occurred_at?: Date
+}
+
+/**
+ * The outbox. `write` must run inside the transaction of the state change that
+ * caused the event (`sql.withTransaction`): @effect/sql routes every statement of
+ * the enclosing transaction to its connection, so the event row commits or rolls
+ * back with the change. Fan-out to subscriptions happens after commit, elsewhere.
+ */
+export class Events extends Effect.Service<Events>()("@platform/server/Events", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    const write = Effect.fn("Events.write")(function*<E extends EventType>(input: EventInput<E>) {
+      const occurredAt = input.occurred_at ?? new Date()
+      const envelope = {
+        id: newEventId(),
+        event: input.event,
+        developer_account_id: input.developer_account_id,
+        platform_channel_id: input.platform_channel_id,
+        occurred_at: occurredAt.toISOString(),
+        api_version: API_VERSION,
+        data: input.data
+      }
+      const [row] = yield* sql<{ id: number }>`
+        insert into events (event_id, developer_account_id, platform_channel_id, event_type, conversation_peer, envelope, occurred_at)
+        values (${envelope.id}, ${input.developer_account_id}, ${input.platform_channel_id}, ${input.event},
+                ${input.conversation_peer ?? null}, ${JSON.stringify(envelope)}::jsonb, ${occurredAt})
+        returning id`.pipe(Effect.orDie)
+      return { id: row!.id, envelope }
+    })
+
+    return { write } as const
+  })
+}) {}

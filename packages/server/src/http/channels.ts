@@ -1,0 +1,10 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { CurrentPrincipal, PlatformApi } from "@platform/shared"
+import { Effect } from "effect"
+import { Channels } from "../domain/channels.js"
+
+export const ChannelsLive = HttpApiBuilder.group(PlatformApi, "channels", (handlers) =>
+  Effect.gen(function*() {
+    const channels = yield* Channels
+    return handlers.handle("list", () => Effect.flatMap(CurrentPrincipal, (p) => channels.list(p.account_id)))
+  }))
