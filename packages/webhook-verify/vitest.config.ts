@@ -10,7 +10,7 @@ export default defineConfig({
     typecheck: {
       enabled: true,
       include: ["test/types-match-shared.test.ts"],
-      tsconfig: "./tsconfig.json"
+      tsconfig: "./tsconfig.typecheck.json"
     },
     coverage: {
       provider: "v8",
