@@ -168,6 +168,20 @@ export interface CoreOptions {
 
 type RawResponse = Response & { _data?: unknown }
 
+/** Reads the error body of a streamed request (JSON when it parses, else text). */
+const readErrorBody = async (response: Response): Promise<unknown> => {
+  try {
+    const text = await response.text()
+    try {
+      return JSON.parse(text) as unknown
+    } catch {
+      return text
+    }
+  } catch {
+    return null
+  }
+}
+
 /** The HTTP core: builds requests, retries with backoff, maps failures to the SDK's error classes. */
 export class APIClient {
   /** The API key sent as `X-API-Key`. */
@@ -291,8 +305,8 @@ export class APIClient {
     const rateLimit = parseRateLimit(response.headers)
     if (rateLimit) this.#rateLimit = rateLimit
     if (response.status >= 400) {
-      if (req.stream) await response.body?.cancel().catch(() => undefined)
-      return { kind: "http", error: APIError.generate(response.status, response._data ?? null, response.headers) }
+      const body = req.stream ? await readErrorBody(response) : response._data
+      return { kind: "http", error: APIError.generate(response.status, body ?? null, response.headers) }
     }
     return { kind: "ok", value: { data: response._data as T, response, requestId } }
   }

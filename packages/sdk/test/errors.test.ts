@@ -1,0 +1,97 @@
+import { describe, expect, it } from "vitest"
+import {
+  APIConnectionError,
+  APIError,
+  AuthenticationError,
+  BadRequestError,
+  ConflictError,
+  InternalServerError,
+  NotFoundError,
+  NotImplementedError,
+  PermissionDeniedError,
+  Platform,
+  PlatformError,
+  RateLimitError,
+  TemplateQuotaError,
+  UpstreamError,
+  ValidationError
+} from "../src/index.js"
+import { BASE_URL, mockApi } from "./support/mock-api.js"
+
+const api = mockApi()
+const client = () => new Platform({ apiKey: "pk_test_key", baseUrl: BASE_URL, maxRetries: 0 })
+const coded = (code: string, message: string, extra: Record<string, unknown> = {}) => ({ detail: { code, message, ...extra } })
+const issue = { loc: ["body", "text"], msg: "is missing", type: "missing", input: null, ctx: {} }
+const upstream = { error: "upstream_error", meta_code: 131047, meta_subcode: 2494010, meta_title: "Re-engagement message", message: "More than 24 hours have passed", fbtrace_id: "AbCdEf123" }
+
+const table = [
+  { status: 400, body: coded("chat_only", "only on chat channels"), cls: BadRequestError, fields: { code: "chat_only", message: "400 chat_only: only on chat channels" } },
+  { status: 401, body: coded("unauthorized", "API key missing, invalid, inactive or expired"), cls: AuthenticationError, fields: { code: "unauthorized" } },
+  { status: 403, body: coded("missing_scope", "the API key lacks the scope", { required_scope: "send:messages" }), cls: PermissionDeniedError, fields: { code: "missing_scope", requiredScope: "send:messages" } },
+  { status: 403, body: coded("plan_forbidden", "not on free"), cls: PermissionDeniedError, fields: { code: "plan_forbidden", requiredScope: undefined } },
+  { status: 404, body: coded("not_found", "not found"), cls: NotFoundError, fields: { code: "not_found" } },
+  { status: 409, body: coded("status_locked", "pending", { status: "pending" }), cls: ConflictError, fields: { code: "status_locked" } },
+  { status: 422, body: { detail: [issue] }, cls: ValidationError, fields: { code: "validation_error", detail: [issue], message: "422 validation failed: body.text: is missing" } },
+  { status: 422, body: coded("event_not_configured", "not configured", { configured_event_types: ["message.sent"] }), cls: ValidationError, fields: { code: "event_not_configured", detail: [] } },
+  { status: 429, body: { detail: "rate limit exceeded" }, headers: { "retry-after": "7" }, cls: RateLimitError, fields: { code: "rate_limit_exceeded", retryAfter: 7 } },
+  { status: 429, body: { detail: "template quota exceeded: 250 of 250 used" }, cls: TemplateQuotaError, fields: { code: "template_quota_exceeded" } },
+  { status: 501, body: coded("not_implemented", "managed elsewhere"), cls: NotImplementedError, fields: { code: "not_implemented" } },
+  { status: 502, body: upstream, cls: UpstreamError, fields: { code: "upstream_error", metaCode: 131047, metaSubcode: 2494010, metaTitle: "Re-engagement message", fbtraceId: "AbCdEf123", message: "502 More than 24 hours have passed" } },
+  { status: 500, body: "Internal Server Error", cls: InternalServerError, fields: { code: undefined, message: "500 Internal Server Error" } }
+] as const
+
+describe("error classes", () => {
+  it.each(table)("$status $cls.name carries status, code, requestId, headers, body and its own fields", async (c) => {
+    api.on("get", "/platform/v1/channels", { status: c.status, json: c.body, headers: { "x-request-id": "req_abc", ...("headers" in c ? c.headers : {}) } })
+    const error = await client().channels.list().catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(c.cls)
+    expect(error).toBeInstanceOf(APIError)
+    expect(error).toBeInstanceOf(PlatformError)
+    expect(error).toBeInstanceOf(Error)
+    const e = error as APIError
+    expect(e.name).toBe(c.cls.name)
+    expect(e.status).toBe(c.status)
+    expect(e.requestId).toBe("req_abc")
+    expect(e.headers.get("x-request-id")).toBe("req_abc")
+    expect(e.body).toEqual(c.body)
+    expect(e).toMatchObject(c.fields)
+  })
+
+  it("a template-quota 429 is not a RateLimitError, so catching rate limits does not swallow it", () => {
+    const e = APIError.generate(429, { detail: "template quota exceeded: used up" }, new Headers())
+    expect(e).toBeInstanceOf(TemplateQuotaError)
+    expect(e).not.toBeInstanceOf(RateLimitError)
+  })
+
+  it("a refused connection is an APIConnectionError with no status, never ofetch's FetchError", async () => {
+    const c = new Platform({ apiKey: "k", baseUrl: "http://127.0.0.1:1", maxRetries: 0 })
+    const error = await c.channels.list().catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(APIConnectionError)
+    expect(error).toMatchObject({ name: "APIConnectionError", status: undefined, requestId: undefined })
+    expect((error as Error).constructor.name).not.toBe("FetchError")
+    expect((error as Error).message).toMatch(/^Connection error/)
+  })
+
+  it("a missing API key fails at construction with a message that says how to set one", () => {
+    const saved = process.env.PLATFORM_API_KEY
+    delete process.env.PLATFORM_API_KEY
+    try {
+      expect(() => new Platform()).toThrow(/PLATFORM_API_KEY/)
+    } finally {
+      if (saved !== undefined) process.env.PLATFORM_API_KEY = saved
+    }
+  })
+
+  it("apiKey and baseUrl fall back to PLATFORM_API_KEY and PLATFORM_BASE_URL", async () => {
+    process.env.PLATFORM_API_KEY = "pk_from_env"
+    process.env.PLATFORM_BASE_URL = `${BASE_URL}/`
+    try {
+      api.on("get", "/platform/v1/channels", { json: [] })
+      await new Platform({ maxRetries: 0 }).channels.list()
+      expect(api.calls[0]!.headers.get("x-api-key")).toBe("pk_from_env")
+    } finally {
+      delete process.env.PLATFORM_API_KEY
+      delete process.env.PLATFORM_BASE_URL
+    }
+  })
+})

@@ -1,0 +1,421 @@
+import {
+  Channel,
+  EventDelivery,
+  Envelope,
+  MarkReadResult,
+  MediaDeleteResult,
+  MediaUploadResult,
+  MediaUrlResult,
+  RawForwardDelivery,
+  SendMessage,
+  SendResult,
+  WebhookSubscription
+} from "@platform/shared"
+import { Schema } from "effect"
+import { mkdtempSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { describe, expect, it } from "vitest"
+import { Platform } from "../src/index.js"
+import * as f from "./support/fixtures.js"
+import { BASE_URL, mockApi, type Reply } from "./support/mock-api.js"
+
+const api = mockApi()
+const client = () => new Platform({ apiKey: "pk_test_key", baseUrl: BASE_URL, maxRetries: 0 })
+
+type Method = "get" | "post" | "patch" | "delete"
+
+interface Case {
+  readonly name: string
+  readonly route: readonly [Method, string]
+  readonly reply: Reply
+  readonly call: (c: Platform) => Promise<unknown>
+  readonly method: string
+  readonly path: string
+  readonly query?: Record<string, string>
+  readonly body?: unknown
+  readonly result: unknown
+}
+
+const sendTo = { channel_id: 7, to: "15550001111" }
+
+const helperCases: ReadonlyArray<readonly [string, (c: Platform) => Promise<unknown>, Record<string, unknown>]> = [
+  ["sendText", (c) => c.messages.sendText({ ...sendTo, text: "hi", preview_url: true }), { type: "text", text: "hi", preview_url: true }],
+  [
+    "sendTemplate",
+    (c) =>
+      c.messages.sendTemplate({
+        ...sendTo,
+        template_name: "order_update",
+        language_code: "en_US",
+        components: [{ type: "button", sub_type: "quick_reply", index: 0, parameters: [{ type: "payload", payload: "yes" }] }]
+      }),
+    {
+      type: "template",
+      template_name: "order_update",
+      language_code: "en_US",
+      components: [{ type: "button", sub_type: "quick_reply", index: 0, parameters: [{ type: "payload", payload: "yes" }] }]
+    }
+  ],
+  ["sendImage", (c) => c.messages.sendImage({ ...sendTo, media: { link: "https://x.test/a.png", caption: "a" } }), { type: "image", media: { link: "https://x.test/a.png", caption: "a" } }],
+  ["sendVideo", (c) => c.messages.sendVideo({ ...sendTo, media: { id: "m1" } }), { type: "video", media: { id: "m1" } }],
+  ["sendAudio", (c) => c.messages.sendAudio({ ...sendTo, media: { id: "m2", voice: true } }), { type: "audio", media: { id: "m2", voice: true } }],
+  [
+    "sendDocument",
+    (c) => c.messages.sendDocument({ ...sendTo, media: { link: "https://x.test/a.pdf", filename: "a.pdf" } }),
+    { type: "document", media: { link: "https://x.test/a.pdf", filename: "a.pdf" } }
+  ],
+  ["sendSticker", (c) => c.messages.sendSticker({ ...sendTo, media: { id: "s1" } }), { type: "sticker", media: { id: "s1" } }],
+  ["sendInteractive", (c) => c.messages.sendInteractive({ ...sendTo, interactive: { type: "button" } }), { type: "interactive", interactive: { type: "button" } }],
+  ["sendLocation", (c) => c.messages.sendLocation({ ...sendTo, location: { latitude: 1.5, longitude: 2.5, name: "HQ" } }), { type: "location", location: { latitude: 1.5, longitude: 2.5, name: "HQ" } }],
+  ["sendContacts", (c) => c.messages.sendContacts({ ...sendTo, contacts: [{ name: { formatted_name: "Ann" } }] }), { type: "contacts", contacts: [{ name: { formatted_name: "Ann" } }] }],
+  ["sendReaction", (c) => c.messages.sendReaction({ ...sendTo, reaction: { message_id: "wamid.1", emoji: "👍" } }), { type: "reaction", reaction: { message_id: "wamid.1", emoji: "👍" } }],
+  ["sendTyping", (c) => c.messages.sendTyping({ ...sendTo }), { type: "typing" }],
+  ["sendCatalog", (c) => c.messages.sendCatalog({ ...sendTo, interactive: { type: "catalog_message" } }), { type: "catalog", interactive: { type: "catalog_message" } }]
+]
+
+const subs = "/platform/v1/webhooks/subscriptions"
+const dels = "/platform/v1/webhooks/deliveries"
+const page = <T>(data: ReadonlyArray<T>) => ({ data, has_more: false, next_cursor: null })
+
+const cases: ReadonlyArray<Case> = [
+  {
+    name: "messages.send POSTs the body to /platform/v1/messages",
+    route: ["post", "/platform/v1/messages"],
+    reply: { json: f.sendResult },
+    call: (c) => c.messages.send({ ...sendTo, type: "text", text: "hello", context: { message_id: "wamid.prev" } }),
+    method: "POST",
+    path: "/platform/v1/messages",
+    body: { ...sendTo, type: "text", text: "hello", context: { message_id: "wamid.prev" } },
+    result: f.sendResult
+  },
+  ...helperCases.map(
+    ([helper, call, body]): Case => ({
+      name: `messages.${helper} POSTs type ${body.type as string} with its fields`,
+      route: ["post", "/platform/v1/messages"],
+      reply: { json: { ...f.sendResult, type: body.type } },
+      call,
+      method: "POST",
+      path: "/platform/v1/messages",
+      body: { ...sendTo, ...body },
+      result: { ...f.sendResult, type: body.type }
+    })
+  ),
+  {
+    name: "messages.markRead POSTs channel_id and message_id to /messages/mark-read",
+    route: ["post", "/platform/v1/messages/mark-read"],
+    reply: { json: f.markReadResult },
+    call: (c) => c.messages.markRead({ channel_id: 7, message_id: "wamid.inbound1" }),
+    method: "POST",
+    path: "/platform/v1/messages/mark-read",
+    body: { channel_id: 7, message_id: "wamid.inbound1" },
+    result: f.markReadResult
+  },
+  {
+    name: "media.upload from a URL POSTs JSON {channel_id, url, mime_type}",
+    route: ["post", "/platform/v1/media"],
+    reply: { json: f.mediaUpload },
+    call: (c) => c.media.upload({ channel_id: 7, url: "https://cdn.test/cat.png", mime_type: "image/png" }),
+    method: "POST",
+    path: "/platform/v1/media",
+    body: { channel_id: 7, url: "https://cdn.test/cat.png", mime_type: "image/png" },
+    result: f.mediaUpload
+  },
+  {
+    name: "media.getUrl GETs /media/{id}/url with channel_id in the query",
+    route: ["get", "/platform/v1/media/:id/url"],
+    reply: { json: f.mediaUrl },
+    call: (c) => c.media.getUrl("1234567890", { channel_id: 7 }),
+    method: "GET",
+    path: "/platform/v1/media/1234567890/url",
+    query: { channel_id: "7" },
+    result: f.mediaUrl
+  },
+  {
+    name: "media.delete DELETEs /media/{id} with channel_id in the query",
+    route: ["delete", "/platform/v1/media/:id"],
+    reply: { json: f.mediaDeleted },
+    call: (c) => c.media.delete("1234567890", { channel_id: 7 }),
+    method: "DELETE",
+    path: "/platform/v1/media/1234567890",
+    query: { channel_id: "7" },
+    result: f.mediaDeleted
+  },
+  {
+    name: "channels.list GETs /platform/v1/channels and returns the plain array",
+    route: ["get", "/platform/v1/channels"],
+    reply: { json: [f.channel] },
+    call: (c) => c.channels.list(),
+    method: "GET",
+    path: "/platform/v1/channels",
+    result: [f.channel]
+  },
+  {
+    name: "subscriptions.create POSTs the body and returns the secret",
+    route: ["post", subs],
+    reply: { status: 201, json: f.subscriptionWithSecret },
+    call: (c) => c.webhooks.subscriptions.create({ target_url: "https://example.com/webhooks", event_types: ["message.sent", "message.read"], description: "prod receiver" }),
+    method: "POST",
+    path: subs,
+    body: { target_url: "https://example.com/webhooks", event_types: ["message.sent", "message.read"], description: "prod receiver" },
+    result: f.subscriptionWithSecret
+  },
+  {
+    name: "subscriptions.retrieve GETs /subscriptions/{id}",
+    route: ["get", `${subs}/:id`],
+    reply: { json: f.subscription },
+    call: (c) => c.webhooks.subscriptions.retrieve(11),
+    method: "GET",
+    path: `${subs}/11`,
+    result: f.subscription
+  },
+  {
+    name: "subscriptions.list GETs the list with limit and returns the first page",
+    route: ["get", subs],
+    reply: { json: page([f.subscription]) },
+    call: async (c) => (await c.webhooks.subscriptions.list({ limit: 10 })).data,
+    method: "GET",
+    path: subs,
+    query: { limit: "10" },
+    result: [f.subscription]
+  },
+  {
+    name: "subscriptions.update PATCHes only the given fields",
+    route: ["patch", `${subs}/:id`],
+    reply: { json: { ...f.subscription, is_active: false } },
+    call: (c) => c.webhooks.subscriptions.update(11, { is_active: false, buffer_window_seconds: null }),
+    method: "PATCH",
+    path: `${subs}/11`,
+    body: { is_active: false, buffer_window_seconds: null },
+    result: { ...f.subscription, is_active: false }
+  },
+  {
+    name: "subscriptions.delete DELETEs /subscriptions/{id} and resolves to undefined on 204",
+    route: ["delete", `${subs}/:id`],
+    reply: { status: 204 },
+    call: (c) => c.webhooks.subscriptions.delete(11),
+    method: "DELETE",
+    path: `${subs}/11`,
+    result: undefined
+  },
+  {
+    name: "subscriptions.resume POSTs /subscriptions/{id}/resume without a body",
+    route: ["post", `${subs}/:id/resume`],
+    reply: { json: f.subscription },
+    call: (c) => c.webhooks.subscriptions.resume(11),
+    method: "POST",
+    path: `${subs}/11/resume`,
+    body: undefined,
+    result: f.subscription
+  },
+  {
+    name: "subscriptions.rotateSecret POSTs /subscriptions/{id}/rotate-secret and returns the new secret",
+    route: ["post", `${subs}/:id/rotate-secret`],
+    reply: { json: f.subscriptionWithSecret },
+    call: (c) => c.webhooks.subscriptions.rotateSecret(11),
+    method: "POST",
+    path: `${subs}/11/rotate-secret`,
+    result: f.subscriptionWithSecret
+  },
+  {
+    name: "subscriptions.test POSTs /subscriptions/{id}/test with event_type in the query",
+    route: ["post", `${subs}/:id/test`],
+    reply: { json: { ...f.delivery, status: "pending" } },
+    call: (c) => c.webhooks.subscriptions.test(11, { event_type: "message.read" }),
+    method: "POST",
+    path: `${subs}/11/test`,
+    query: { event_type: "message.read" },
+    result: { ...f.delivery, status: "pending" }
+  },
+  {
+    name: "deliveries.list GETs native deliveries with every filter",
+    route: ["get", dels],
+    reply: { json: { mode: "native", ...page([f.delivery]) } },
+    call: async (c) => {
+      const p = await c.webhooks.deliveries.list({ subscription_id: 11, channel_id: 7, status: "failed", event_type: "message.sent", errors_only: true, limit: 20 })
+      return { mode: p.mode, data: p.data }
+    },
+    method: "GET",
+    path: dels,
+    query: { subscription_id: "11", channel_id: "7", status: "failed", event_type: "message.sent", errors_only: "true", limit: "20" },
+    result: { mode: "native", data: [f.delivery] }
+  },
+  {
+    name: "deliveries.list with mode meta returns raw-forward rows",
+    route: ["get", dels],
+    reply: { json: { mode: "meta", ...page([f.rawDelivery]) } },
+    call: async (c) => {
+      const p = await c.webhooks.deliveries.list({ mode: "meta" })
+      return { mode: p.mode, data: p.data }
+    },
+    method: "GET",
+    path: dels,
+    query: { mode: "meta" },
+    result: { mode: "meta", data: [f.rawDelivery] }
+  },
+  {
+    name: "deliveries.retrieve GETs /deliveries/{id} with include=full_envelope",
+    route: ["get", `${dels}/:id`],
+    reply: { json: { ...f.delivery, envelope: f.envelope } },
+    call: (c) => c.webhooks.deliveries.retrieve(21, { include: "full_envelope" }),
+    method: "GET",
+    path: `${dels}/21`,
+    query: { include: "full_envelope" },
+    result: { ...f.delivery, envelope: f.envelope }
+  },
+  {
+    name: "deliveries.redeliver POSTs /deliveries/{id}/redeliver and returns the new delivery",
+    route: ["post", `${dels}/:id/redeliver`],
+    reply: { json: { ...f.delivery, id: 22, status: "pending", attempts: 0 } },
+    call: (c) => c.webhooks.deliveries.redeliver(21),
+    method: "POST",
+    path: `${dels}/21/redeliver`,
+    result: { ...f.delivery, id: 22, status: "pending", attempts: 0 }
+  }
+]
+
+describe("resource methods", () => {
+  it.each(cases)("$name", async (c) => {
+    api.on(c.route[0], c.route[1], c.reply)
+    const result = await c.call(client())
+    expect(result).toEqual(c.result)
+    expect(api.calls).toHaveLength(1)
+    const call = api.calls[0]!
+    expect(call.method).toBe(c.method)
+    expect(call.path).toBe(c.path)
+    expect(Object.fromEntries(call.query)).toEqual(c.query ?? {})
+    if ("body" in c) expect(call.body).toEqual(c.body)
+    expect(call.headers.get("x-api-key")).toBe("pk_test_key")
+    expect(call.headers.get("accept")).toBe("application/json")
+  })
+
+  it("messages.send always carries an Idempotency-Key, and a caller's key is sent as given", async () => {
+    api.on("post", "/platform/v1/messages", { json: f.sendResult })
+    await client().messages.sendText({ ...sendTo, text: "a" })
+    await client().messages.sendText({ ...sendTo, text: "b" }, { idempotencyKey: "order-42" })
+    const [auto, given] = api.calls.map((c) => c.headers.get("idempotency-key"))
+    expect(auto).toMatch(/^[0-9a-f-]{36}$/)
+    expect(given).toBe("order-42")
+  })
+
+  it("request options add headers and remove defaults with null", async () => {
+    api.on("get", "/platform/v1/channels", { json: [] })
+    await client().channels.list({ headers: { "x-trace": "t1", "user-agent": null } })
+    expect(api.calls[0]!.headers.get("x-trace")).toBe("t1")
+    expect(api.calls[0]!.headers.get("user-agent") ?? "").not.toMatch(/platform-sdk/)
+  })
+
+  it("media.upload of a Blob sends multipart channel_id and file with its name and type", async () => {
+    api.on("post", "/platform/v1/media", { json: f.mediaUpload })
+    const file = new File([new Uint8Array([1, 2, 3])], "cat.png", { type: "image/png" })
+    expect(await client().media.upload({ channel_id: 7, file })).toEqual(f.mediaUpload)
+    const form = api.calls[0]!.body as FormData
+    expect(api.calls[0]!.headers.get("content-type")).toMatch(/^multipart\/form-data; boundary=/)
+    expect(form.get("channel_id")).toBe("7")
+    const sent = form.get("file") as File
+    expect(sent.name).toBe("cat.png")
+    expect(sent.type).toBe("image/png")
+    expect(new Uint8Array(await sent.arrayBuffer())).toEqual(new Uint8Array([1, 2, 3]))
+  })
+
+  it("media.upload of a path reads the file and guesses its MIME type from the extension", async () => {
+    api.on("post", "/platform/v1/media", { json: f.mediaUpload })
+    const dir = mkdtempSync(join(tmpdir(), "sdk-media-"))
+    const path = join(dir, "invoice.pdf")
+    writeFileSync(path, "%PDF-1.4 test")
+    await client().media.upload({ channel_id: 7, file: path })
+    const sent = (api.calls[0]!.body as FormData).get("file") as File
+    expect(sent.name).toBe("invoice.pdf")
+    expect(sent.type).toBe("application/pdf")
+    expect(await sent.text()).toBe("%PDF-1.4 test")
+  })
+
+  it("media.upload of a byte stream sends the collected bytes", async () => {
+    api.on("post", "/platform/v1/media", { json: f.mediaUpload })
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new Uint8Array([104, 105]))
+        controller.enqueue(new Uint8Array([33]))
+        controller.close()
+      }
+    })
+    await client().media.upload({ channel_id: 7, file: stream, filename: "hi.txt", mime_type: "text/plain" })
+    const sent = (api.calls[0]!.body as FormData).get("file") as File
+    expect([sent.name, sent.type, await sent.text()]).toEqual(["hi.txt", "text/plain", "hi!"])
+  })
+
+  it("rateLimit exposes the X-RateLimit-* headers of the last response", async () => {
+    api.on("get", "/platform/v1/channels", {
+      json: [],
+      headers: { "x-ratelimit-limit": "60", "x-ratelimit-remaining": "57", "x-ratelimit-reset": "1735787045", "x-request-id": "req_1" }
+    })
+    const c = client()
+    expect(c.rateLimit).toBeUndefined()
+    await c.channels.list()
+    expect(c.rateLimit).toEqual({ limit: 60, remaining: 57, reset: 1735787045 })
+    expect(c.lastRequestId).toBe("req_1")
+  })
+})
+
+describe("events.stream", () => {
+  const sse = (e: typeof f.envelope) => `id: ${e.id}\nevent: ${e.event}\ndata: ${JSON.stringify(e)}\n\n`
+  const second = { ...f.envelope, id: "evt_ffffffffffffffffffffffffffffffff", event: "message.read" }
+
+  it("GETs /events/stream with the filters and yields envelopes, skipping comments and pings", async () => {
+    api.on("get", "/platform/v1/events/stream", { sse: [": hello\n\n", "event: ping\ndata: {}\n\n", sse(f.envelope).slice(0, 30), sse(f.envelope).slice(30), sse(second)] })
+    const controller = new AbortController()
+    const seen: unknown[] = []
+    for await (const event of client().events.stream({ event_types: ["message.sent", "message.read"], channel_id: 7, signal: controller.signal })) {
+      seen.push(event)
+      if (seen.length === 2) controller.abort()
+    }
+    expect(seen).toEqual([f.envelope, second])
+    const call = api.calls[0]!
+    expect(Object.fromEntries(call.query)).toEqual({ event_types: "message.sent,message.read", channel_id: "7" })
+    expect(call.headers.get("accept")).toBe("text/event-stream")
+    expect(call.headers.get("last-event-id")).toBeNull()
+  })
+
+  it("reconnects after the stream closes, sending Last-Event-ID of the last event received", async () => {
+    api.on("get", "/platform/v1/events/stream", { sse: ["retry: 5\n\n", sse(f.envelope)] }, { network: true }, { sse: [sse(second)] })
+    const reconnects: number[] = []
+    const stream = client().events.stream({ onReconnect: ({ attempt }) => reconnects.push(attempt) })
+    const seen: string[] = []
+    for await (const event of stream) {
+      seen.push(event.id)
+      if (seen.length === 2) stream.close()
+    }
+    expect(seen).toEqual([f.envelope.id, second.id])
+    expect(api.calls.map((c) => c.headers.get("last-event-id"))).toEqual([null, f.envelope.id, f.envelope.id])
+    expect(reconnects).toEqual([1, 2])
+    expect(stream.lastEventId).toBe(second.id)
+  })
+
+  it("stops with the API error instead of reconnecting when the key is rejected", async () => {
+    api.on("get", "/platform/v1/events/stream", { status: 401, json: { detail: { code: "unauthorized", message: "API key missing, invalid, inactive or expired" } } })
+    const stream = client().events.stream()
+    await expect(async () => {
+      for await (const _ of stream) void _
+    }).rejects.toMatchObject({ name: "AuthenticationError", status: 401 })
+    expect(api.calls).toHaveLength(1)
+  })
+})
+
+describe("fixtures", () => {
+  const table: ReadonlyArray<readonly [string, Schema.Schema.AnyNoContext, unknown]> = [
+    ["SendResult", SendResult, f.sendResult],
+    ["MarkReadResult", MarkReadResult, f.markReadResult],
+    ["MediaUploadResult", MediaUploadResult, f.mediaUpload],
+    ["MediaUrlResult", MediaUrlResult, f.mediaUrl],
+    ["MediaDeleteResult", MediaDeleteResult, f.mediaDeleted],
+    ["Channel", Channel, f.channel],
+    ["WebhookSubscription", WebhookSubscription, f.subscriptionWithSecret],
+    ["EventDelivery", EventDelivery, { ...f.delivery, envelope: f.envelope }],
+    ["RawForwardDelivery", RawForwardDelivery, f.rawDelivery],
+    ["Envelope", Envelope, f.envelope],
+    ["SendMessage (template with an integer button index)", SendMessage, { ...sendTo, ...helperCases[1]![2] }]
+  ]
+  it.each(table)("the %s fixture the mocks answer with decodes with the shared schema", (_name, schema, value) => {
+    expect(() => Schema.decodeUnknownSync(schema)(value)).not.toThrow()
+  })
+})

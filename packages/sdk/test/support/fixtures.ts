@@ -1,0 +1,83 @@
+/** Wire bodies as the server sends them (each checked against its @platform/shared schema in the tests). */
+export const sendResult = { channel_id: 7, message_id: "wamid.HBgLMTU1NTAwMDAwMDAVAgARGBI", type: "text" }
+export const markReadResult = { message_id: "wamid.inbound1", status: "read" }
+export const mediaUpload = { channel_id: 7, media_id: "1234567890" }
+export const mediaUrl = { channel_id: 7, url: "http://localhost:8080/platform/v1/media/1234567890/content?sig=abc", mime_type: "image/png", file_size: 2048 }
+export const mediaDeleted = { deleted: true }
+export const channel = {
+  channel_id: 7,
+  type: "chat",
+  name: "Support line",
+  display_phone_number: "+1 555 000 0000",
+  status: "active",
+  quality_rating: "GREEN",
+  created_at: "2025-01-02T03:04:05Z"
+}
+export const subscription = {
+  id: 11,
+  developer_account_id: 3,
+  platform_channel_id: null,
+  target_url: "https://example.com/webhooks",
+  description: "prod receiver",
+  event_types: ["message.sent", "message.read"],
+  custom_headers: null,
+  buffer_window_seconds: null,
+  buffer_max_batch: null,
+  inactivity_minutes: null,
+  is_active: true,
+  is_paused: false,
+  paused_reason: null,
+  failure_count: 0,
+  last_delivery_at: null,
+  created_at: "2025-01-02T03:04:05Z",
+  updated_at: "2025-01-02T03:04:05Z"
+}
+export const subscriptionWithSecret = { ...subscription, secret: "whsec_c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0LXNlY3JldA==" }
+export const envelope = {
+  id: "evt_0123456789abcdef0123456789abcdef",
+  event: "message.sent",
+  developer_account_id: 3,
+  platform_channel_id: 7,
+  occurred_at: "2025-01-02T03:04:05Z",
+  api_version: "platform-v1",
+  data: {
+    message_id: 1,
+    conversation_id: 2,
+    peer_id: "15550001111",
+    direction: "outbound",
+    source: "api",
+    type: "text",
+    text: "hello",
+    has_media: false,
+    media_id: null,
+    status: "sent",
+    meta_message_id: "wamid.HBgLMTU1NTAwMDAwMDAVAgARGBI"
+  }
+}
+export const delivery = {
+  id: 21,
+  subscription_id: 11,
+  developer_account_id: 3,
+  platform_channel_id: 7,
+  event_id: envelope.id,
+  event_type: "message.sent",
+  conversation_peer: "15550001111",
+  status: "delivered",
+  attempts: 1,
+  next_retry_at: null,
+  response_status: 200,
+  response_body_snippet: "ok",
+  created_at: "2025-01-02T03:04:05Z",
+  delivered_at: "2025-01-02T03:04:06Z"
+}
+export const rawDelivery = {
+  id: 5,
+  platform_channel_id: 7,
+  status: "failed",
+  attempts: 5,
+  next_retry_at: null,
+  response_status: 500,
+  response_body_snippet: "boom",
+  created_at: "2025-01-02T03:04:05Z",
+  delivered_at: null
+}
