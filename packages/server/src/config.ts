@@ -3,13 +3,17 @@ import { Config, ConfigError, ConfigProvider, Effect, Layer, Option, Redacted } 
 export type Role = "all" | "api" | "worker"
 export type Upstream = "sandbox" | "meta"
 
-const optionalString = (name: string) => Config.option(Config.string(name))
+// An empty variable (`DATABASE_URL=`) means unset, as in most tools.
+const nonEmpty = <A>(config: Config.Config<A>, text: (a: A) => string) =>
+  Config.option(config).pipe(Config.map(Option.filter((a: A) => text(a).trim() !== "")))
+const optionalString = (name: string) => nonEmpty(Config.string(name), (s) => s)
+const optionalSecret = (name: string) => nonEmpty(Config.redacted(name), Redacted.value)
 
 const raw = Config.all({
   port: Config.integer("PORT").pipe(Config.withDefault(8080)),
   host: Config.string("HOST").pipe(Config.withDefault("0.0.0.0")),
   publicUrl: optionalString("PUBLIC_URL"),
-  databaseUrl: Config.option(Config.redacted("DATABASE_URL")),
+  databaseUrl: optionalSecret("DATABASE_URL"),
   pgliteDir: Config.string("PGLITE_DIR").pipe(Config.withDefault("./.data/pglite")),
   pgliteMemory: Config.boolean("PGLITE_MEMORY").pipe(Config.withDefault(false)),
   upstream: Config.literal("sandbox", "meta")("UPSTREAM").pipe(Config.withDefault("sandbox" as const)),
@@ -18,9 +22,9 @@ const raw = Config.all({
   metaAppId: Config.string("META_APP_ID").pipe(Config.withDefault("sandbox-app")),
   metaAppSecret: Config.redacted("META_APP_SECRET").pipe(Config.withDefault(Redacted.make("sandbox-app-secret"))),
   metaVerifyToken: Config.redacted("META_VERIFY_TOKEN").pipe(Config.withDefault(Redacted.make("sandbox-verify-token"))),
-  encryptionKey: Config.option(Config.redacted("ENCRYPTION_KEY")),
-  sessionSecret: Config.option(Config.redacted("SESSION_SECRET")),
-  redisUrl: Config.option(Config.redacted("REDIS_URL")),
+  encryptionKey: optionalSecret("ENCRYPTION_KEY"),
+  sessionSecret: optionalSecret("SESSION_SECRET"),
+  redisUrl: optionalSecret("REDIS_URL"),
   role: Config.literal("all", "api", "worker")("ROLE").pipe(Config.withDefault("all" as const)),
   unsafeAllowLocalTargets: Config.boolean("UNSAFE_ALLOW_LOCAL_TARGETS").pipe(Config.withDefault(false)),
   sandboxCallbackDelayMs: Config.integer("SANDBOX_CALLBACK_DELAY_MS").pipe(Config.withDefault(200)),

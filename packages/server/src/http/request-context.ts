@@ -4,6 +4,11 @@ import { randomUUID } from "node:crypto"
 
 const VALID_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
+let inFlight = 0
+
+/** How many requests are being handled right now (graceful shutdown waits for 0). */
+export const requestsInFlight = () => inFlight
+
 const requestIdOf = (request: HttpServerRequest.HttpServerRequest) => {
   const given = request.headers["x-request-id"]
   return given !== undefined && VALID_ID.test(given) ? given : `req_${randomUUID().replace(/-/g, "")}`
@@ -20,6 +25,7 @@ export const RequestContextMiddleware = HttpApiBuilder.middleware((app) =>
     const request = yield* HttpServerRequest.HttpServerRequest
     const requestId = requestIdOf(request)
     const started = performance.now()
+    inFlight++
     const path = request.url.split("?")[0]
     yield* HttpApp.appendPreResponseHandler((_request, response) =>
       Effect.as(
@@ -45,7 +51,8 @@ export const RequestContextMiddleware = HttpApiBuilder.middleware((app) =>
           )
         )
       ),
-      Effect.annotateLogs("request_id", requestId)
+      Effect.annotateLogs("request_id", requestId),
+      Effect.ensuring(Effect.sync(() => inFlight--))
     )
   })
 )

@@ -2,7 +2,7 @@ import { HttpApiBuilder, HttpApiScalar, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { PlatformApi } from "@platform/shared"
 import { Effect, Layer } from "effect"
-import { createServer } from "node:http"
+import { createServer, type Server } from "node:http"
 import { ApiKeyAuthLive } from "../auth/api-key-auth.js"
 import { DashboardAuthLive, SameOriginLive } from "../auth/dashboard-auth.js"
 import { AppConfig } from "../config.js"
@@ -14,7 +14,7 @@ import { DashboardChannelsLive } from "./dashboard-channels.js"
 import { DashboardSessionLive } from "./dashboard-session.js"
 import { DashboardTeamLive } from "./dashboard-team.js"
 import { HealthLive } from "./health.js"
-import { RequestContextMiddleware } from "./request-context.js"
+import { RequestContextMiddleware, requestsInFlight } from "./request-context.js"
 import { ValidationMiddleware } from "./validation.js"
 
 /** Every implemented group of the contract. */
@@ -39,12 +39,30 @@ export const HttpAppLive = Layer.mergeAll(
   RequestContextMiddleware
 ).pipe(Layer.provideMerge(ApiLive), Layer.provideMerge(DomainLive))
 
-/** Serves the HTTP surface on HOST:PORT, logging the address once listening. */
+const DRAIN_TIMEOUT_MS = 15_000
+
+// On shutdown: stop accepting connections, let in-flight requests finish (up to
+// DRAIN_TIMEOUT_MS), then close what is left. This finalizer runs before the
+// server's own, which would otherwise interrupt requests mid-way.
+const drain = (server: Server) =>
+  Effect.promise(async () => {
+    server.close()
+    const deadline = Date.now() + DRAIN_TIMEOUT_MS
+    while (requestsInFlight() > 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 25))
+    }
+    server.closeAllConnections()
+  }).pipe(Effect.zipRight(Effect.logInfo("http server drained")))
+
+/** Serves the HTTP surface on HOST:PORT, logging the address once listening; drains on shutdown. */
 export const HttpLive = Layer.unwrapEffect(Effect.gen(function*() {
   const config = yield* AppConfig
-  return HttpApiBuilder.serve().pipe(
-    Layer.provide(HttpAppLive),
-    HttpServer.withLogAddress,
-    Layer.provide(NodeHttpServer.layer(createServer, { port: config.port, host: config.host }))
+  const server = createServer()
+  return Layer.scopedDiscard(Effect.addFinalizer(() => drain(server))).pipe(
+    Layer.provideMerge(HttpApiBuilder.serve().pipe(
+      Layer.provide(HttpAppLive),
+      HttpServer.withLogAddress
+    )),
+    Layer.provide(NodeHttpServer.layer(() => server, { port: config.port, host: config.host }))
   )
 }))
