@@ -301,6 +301,18 @@ const classify = (error: unknown, url: string, timedOut: boolean, timeoutMs: num
   })
 }
 
+type ResponseBody = Dispatcher.ResponseData["body"]
+
+/** Abandons a body (and its connection) without an unhandled 'error' event. */
+const discard = (body: ResponseBody): void => {
+  body.on("error", () => undefined)
+  body.destroy()
+}
+
+/** Reads and drops a small body (a redirect, an error page) so the connection stays reusable. */
+const drainSmall = (body: ResponseBody): Promise<void> =>
+  body.dump({ limit: 64 * 1024 }).catch(() => discard(body))
+
 type Outcome<A, E> = { readonly ok: true; readonly value: A } | { readonly ok: false; readonly error: E }
 
 /** Runs a never-rejecting Promise as an Effect; interruption aborts the request. */
@@ -379,10 +391,14 @@ const exchange = async (
         }
         if (read > maxResponseBytes) {
           complete = false
-          response.body.destroy() // drops this connection instead of draining forever
+          discard(response.body) // drops this connection instead of draining forever
           break
         }
       }
+      // The body's 'end' reaches us before undici marks the connection idle; one
+      // turn of the event loop lets the next request reuse it instead of opening
+      // a second connection.
+      if (complete) await new Promise<void>((resolve) => setImmediate(resolve))
     } catch {
       complete = false // deadline or connection loss while reading the body
     }
@@ -436,7 +452,7 @@ const download = async (
     })
     const status = response.statusCode
     if (status >= 300 && status < 400) {
-      response.body.destroy()
+      await drainSmall(response.body)
       return {
         ok: false,
         error: new SafeDownloadRefused({
@@ -448,7 +464,7 @@ const download = async (
       }
     }
     if (status < 200 || status >= 300) {
-      response.body.destroy()
+      await drainSmall(response.body)
       return {
         ok: false,
         error: new SafeDownloadRefused({ url, kind: "http_status", status, reason: `the URL answered ${status}` })
@@ -463,7 +479,7 @@ const download = async (
       })
     const declared = Number(response.headers["content-length"])
     if (Number.isFinite(declared) && declared > options.maxBytes) {
-      response.body.destroy()
+      discard(response.body)
       return { ok: false, error: tooLarge() }
     }
     const chunks: Array<Uint8Array> = []
@@ -471,7 +487,7 @@ const download = async (
     for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
       size += chunk.byteLength
       if (size > options.maxBytes) {
-        response.body.destroy()
+        discard(response.body)
         return { ok: false, error: tooLarge() }
       }
       chunks.push(chunk)
@@ -486,7 +502,7 @@ const download = async (
       }
     }
   } catch (error) {
-    response?.body.destroy()
+    if (response !== undefined) discard(response.body)
     return { ok: false, error: classify(error, url, limit.state.timedOut, timeoutMs) }
   } finally {
     limit.done()
