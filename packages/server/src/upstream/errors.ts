@@ -224,7 +224,7 @@ export const fromGraphResponse = (options: {
       operation: options.operation,
       meta_code: code,
       meta_subcode: e.error_subcode ?? null,
-      meta_title: scrub(e.error_user_title ?? (code !== null ? META_ERROR_CODES[code]?.title : undefined) ?? e.type ?? "") || null,
+      meta_title: scrub(e.error_user_title ?? (code !== null ? META_ERROR_CODES[code]?.title : undefined) ?? "") || null,
       message: scrub(e.message ?? e.error_user_msg ?? `Upstream answered ${options.status ?? "an error"}`),
       details: details === null ? null : scrub(details),
       fbtrace_id: e.fbtrace_id ?? options.traceHeader ?? null,
