@@ -27,9 +27,6 @@ const rateHeaders = (d: RateDecision): Record<string, string> => {
   return headers
 }
 
-/** The v1 rate-limit bucket of a key: this namespace's budget alone (SPEC §1). */
-export const keyBucket = (keyId: number) => `v1:key:${keyId}`
-
 /**
  * ApiKeyAuth: 401 (missing, unknown, inactive, expired key) → per-key sliding-window
  * limit (429; neither a 401 nor a 429 consumes budget) → last_used_at → 403 when the
@@ -53,7 +50,7 @@ export const ApiKeyAuthLive = Layer.effect(
         if (record === null || !record.is_active || (record.expires_at !== null && record.expires_at <= Date.now())) {
           return yield* Effect.fail(unauthorized)
         }
-        const decision = yield* limiter.consume(keyBucket(record.id), record.rate_limit_per_minute)
+        const decision = yield* limiter.consume(record.bucket, record.rate_limit_per_minute)
         const headers = rateHeaders(decision)
         yield* HttpApp.appendPreResponseHandler((_request, response) =>
           Effect.succeed(HttpServerResponse.setHeaders(response, headers))

@@ -33,6 +33,8 @@ export interface KeyRecord {
   /** Epoch ms, or null for no expiry. */
   readonly expires_at: number | null
   readonly rate_limit_per_minute: number
+  /** Rate-limit bucket: a prefix of the key's hash, unique across databases sharing one Redis. */
+  readonly bucket: string
 }
 
 const toApiKey = (row: KeyRow): ApiKey => ({
@@ -148,7 +150,8 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("@platform/server/ApiKeys
             scopes: row.scopes,
             is_active: row.is_active,
             expires_at: row.expires_at?.getTime() ?? null,
-            rate_limit_per_minute: row.rate_limit_per_minute
+            rate_limit_per_minute: row.rate_limit_per_minute,
+            bucket: `v1:key:${hex.slice(0, 32)}`
           }
           if (cache.size >= CACHE_MAX) {
             cache.clear()

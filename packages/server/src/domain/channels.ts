@@ -93,14 +93,25 @@ export class Channels extends Effect.Service<Channels>()("@platform/server/Chann
     const onboarding = yield* ChannelOnboarding
     const config = yield* AppConfig
 
-    const rows = (accountId: number) =>
+    const rows = (accountId: number, type?: ChannelType) =>
       sql<ChannelRow>`
         select ${sql.literal(columns)} from platform_channels
-        where developer_account_id = ${accountId} order by id desc`.pipe(Effect.orDie)
+        where developer_account_id = ${accountId} ${type === undefined ? sql`` : sql`and type = ${type}`}
+        order by id desc`.pipe(Effect.orDie)
 
     /** GET /platform/v1/channels: newest first, never token material. */
-    const list = Effect.fn("Channels.list")(function*(accountId: number) {
-      return (yield* rows(accountId)).map(toChannel)
+    const list = Effect.fn("Channels.list")(function*(accountId: number, type?: ChannelType) {
+      return (yield* rows(accountId, type)).map(toChannel)
+    })
+
+    /** PATCH /platform/v1/channels/{id}/inbound: the kill-switch, for both channel kinds. */
+    const setInbound = Effect.fn("Channels.setInbound")(function*(accountId: number, channelId: number, enabled: boolean) {
+      const [row] = yield* sql<ChannelRow>`
+        update platform_channels set inbound_enabled = ${enabled}, updated_at = now()
+        where id = ${channelId} and developer_account_id = ${accountId} and status = 'connected'
+        returning ${sql.literal(columns)}`.pipe(Effect.orDie)
+      if (row === undefined) return yield* new NotFound({ message: "channel not found" })
+      return toChannel(row)
     })
 
     const listDashboard = Effect.fn("Channels.listDashboard")(function*(accountId: number) {
@@ -270,6 +281,6 @@ export class Channels extends Effect.Service<Channels>()("@platform/server/Chann
       }
     )
 
-    return { list, listDashboard, connectChat, connectSocial, disconnect, configureWebhook } as const
+    return { list, setInbound, listDashboard, connectChat, connectSocial, disconnect, configureWebhook } as const
   })
 }) {}

@@ -1,16 +1,21 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { Channel } from "../channel.js"
+import { Channel, ChannelType, InboundSwitch } from "../channel.js"
+import { optional } from "../common.js"
+import { NotFound, wire } from "../errors.js"
 import { ApiKeyAuth, CookieAllowed, RequiredScope } from "./security.js"
 
+export const ChannelIdPath = Schema.Struct({ channel_id: Schema.NumberFromString.pipe(Schema.int()) })
+
 /**
- * `/platform/v1/channels` (full paths on each endpoint, so endpoints added later need no prefix call): the list (read:channels, key only) and, from the channel
- * operations issue, the per-channel operations (manage:channels, key or cookie; the
- * group default).
+ * `/platform/v1/channels`: the list (read:channels, key only) and the per-channel
+ * operations (manage:channels, key or cookie: the group default). Paths are written
+ * out in full so that endpoints added later need no prefix call.
  */
 export class ChannelsGroup extends HttpApiGroup.make("channels")
   .add(
     HttpApiEndpoint.get("list", "/platform/v1/channels")
+      .setUrlParams(Schema.Struct({ type: optional(ChannelType) }))
       .addSuccess(Schema.Array(Channel))
       .annotate(RequiredScope, "read:channels")
       .annotate(CookieAllowed, false)
@@ -19,6 +24,14 @@ export class ChannelsGroup extends HttpApiGroup.make("channels")
         OpenApi.Description,
         "Plain array, `[]` when none. Never carries token material. Requires read:channels; key only."
       )
+  )
+  .add(
+    HttpApiEndpoint.patch("setInbound", "/platform/v1/channels/:channel_id/inbound")
+      .setPath(ChannelIdPath)
+      .setPayload(InboundSwitch)
+      .addSuccess(Channel)
+      .addError(wire(NotFound))
+      .annotate(OpenApi.Summary, "Switch inbound processing of a channel on or off (kill-switch)")
   )
   .middleware(ApiKeyAuth)
   .annotate(RequiredScope, "manage:channels")
