@@ -1,17 +1,11 @@
 import { HttpApi, HttpApiBuilder, HttpApiError, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import type { HttpApiEndpoint } from "@effect/platform"
-import { PlatformApi } from "@platform/shared"
+import { PlatformApi, ValidationFailed } from "@platform/shared"
 import { Effect, Option, Predicate, SchemaAST as AST } from "effect"
 
 type Location = "body" | "query" | "path"
 
-interface Detail {
-  readonly loc: ReadonlyArray<string | number>
-  readonly msg: string
-  readonly type: string
-  readonly input: unknown
-  readonly ctx: Record<string, unknown>
-}
+type Detail = ValidationFailed["detail"][number]
 
 interface EndpointShape {
   readonly method: string
@@ -51,24 +45,6 @@ const endpoints: ReadonlyArray<EndpointShape> = (() => {
   return out
 })()
 
-const issueType: Record<string, string> = {
-  Missing: "missing",
-  Unexpected: "extra_forbidden",
-  Type: "type_error",
-  Refinement: "value_error",
-  Transformation: "value_error",
-  Forbidden: "forbidden"
-}
-
-const at = (value: unknown, path: ReadonlyArray<PropertyKey>): unknown => {
-  let current = value
-  for (const key of path) {
-    if (current === null || typeof current !== "object") return null
-    current = (current as Record<PropertyKey, unknown>)[key as string]
-  }
-  return current === undefined ? null : current
-}
-
 const body = (detail: ReadonlyArray<Detail>) =>
   HttpServerResponse.unsafeJson({ detail }, { status: 422 })
 
@@ -83,22 +59,17 @@ export const validationResponse = (error: HttpApiError.HttpApiDecodeError) =>
     const json = endpoint?.payloadInQuery === false
       ? yield* Effect.orElseSucceed(request.json, () => null)
       : null
-    const detail = error.issues.map((issue): Detail => {
+    const locationOf = (issue: (typeof error.issues)[number]): Location => {
       const first = issue.path[0]
-      const location: Location = first !== undefined && endpoint?.pathKeys.has(String(first))
-        ? "path"
-        : first !== undefined && endpoint?.queryKeys.has(String(first)) || endpoint?.payloadInQuery
-        ? "query"
-        : "body"
-      const source = location === "path" ? pathParams : location === "query" ? query : json
-      return {
-        loc: [location, ...issue.path.map((k) => (typeof k === "symbol" ? String(k) : k) as string | number)],
-        msg: issue.message,
-        type: issueType[issue._tag] ?? "value_error",
-        input: at(source, issue.path),
-        ctx: {}
-      }
-    })
+      if (first !== undefined && endpoint?.pathKeys.has(String(first))) return "path"
+      if (first !== undefined && endpoint?.queryKeys.has(String(first)) || endpoint?.payloadInQuery) return "query"
+      return "body"
+    }
+    const sources: Record<Location, unknown> = { path: pathParams, query, body: json }
+    const detail = (["path", "query", "body"] as const).flatMap((location) =>
+      ValidationFailed.fromIssues(error.issues.filter((issue) => locationOf(issue) === location), location, sources[location])
+        .detail
+    )
     return body(detail)
   })
 
