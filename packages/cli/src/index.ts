@@ -1,1 +1,2 @@
-export {}
+export { run, buildProgram, ExitCode, type RunIO } from "./program.js"
+export { Context, CliError, type ConfigFile, type Profile } from "./context.js"

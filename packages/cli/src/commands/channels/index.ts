@@ -1,0 +1,4 @@
+import { command, type CommandFactory } from "../util.js"
+import { channelsList } from "./list.js"
+
+export const channels: CommandFactory = (ctx) => command("channels", "The account's channels").addCommand(channelsList(ctx))

@@ -1,0 +1,46 @@
+import type { EventDelivery, RawForwardDelivery } from "@platform/sdk"
+import type { Context } from "../../context.js"
+import type { Column } from "../../output.js"
+
+/** A delivery status, coloured. */
+export const status = (ctx: Context, s: string): string =>
+  s === "delivered" ? ctx.out.c.green(s) : s === "failed" ? ctx.out.c.red(s) : ctx.out.c.yellow(s)
+
+/** Milliseconds from creation to delivery, when both are known (the API has no per-attempt latency yet). */
+export const latencyMs = (d: { readonly created_at?: string | undefined; readonly delivered_at?: string | null | undefined; readonly latency_ms?: unknown }): number | undefined => {
+  if (typeof d.latency_ms === "number") return d.latency_ms
+  if (!d.created_at || !d.delivered_at) return undefined
+  return Math.max(0, Date.parse(d.delivered_at) - Date.parse(d.created_at))
+}
+
+export const nativeColumns = (ctx: Context): ReadonlyArray<Column<EventDelivery>> => [
+  { header: "id", value: (d) => String(d.id) },
+  { header: "status", value: (d) => status(ctx, d.status) },
+  { header: "event", value: (d) => d.event_type },
+  { header: "sub", value: (d) => String(d.subscription_id) },
+  { header: "attempts", value: (d) => String(d.attempts) },
+  { header: "http", value: (d) => (d.response_status == null ? "-" : String(d.response_status)) },
+  { header: "created", value: (d) => d.created_at ?? "-" },
+  { header: "event id", value: (d) => d.event_id }
+]
+
+export const rawColumns = (ctx: Context): ReadonlyArray<Column<RawForwardDelivery>> => [
+  { header: "id", value: (d) => String(d.id) },
+  { header: "status", value: (d) => status(ctx, d.status) },
+  { header: "channel", value: (d) => String(d.platform_channel_id) },
+  { header: "attempts", value: (d) => String(d.attempts) },
+  { header: "http", value: (d) => (d.response_status == null ? "-" : String(d.response_status)) },
+  { header: "created", value: (d) => d.created_at }
+]
+
+/** Prints one delivery with its fields (and the envelope when fetched). */
+export const printDelivery = (ctx: Context, d: EventDelivery, verb?: string): void =>
+  ctx.out.result(d, () => {
+    if (verb) ctx.out.line(`${ctx.out.c.green("✓")} ${verb} delivery ${ctx.out.c.bold(String(d.id))}`)
+    const { envelope, ...rest } = d
+    ctx.out.fields(Object.entries({ ...rest, status: status(ctx, d.status) }))
+    if (envelope !== undefined) {
+      ctx.out.line()
+      ctx.out.line(JSON.stringify(envelope, null, 2))
+    }
+  })

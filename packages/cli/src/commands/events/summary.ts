@@ -1,0 +1,14 @@
+import type { AnyEnvelope } from "@platform/sdk"
+
+/** A short human summary of an envelope's data (peer and text, status, template name...). */
+export const summary = (e: AnyEnvelope): string => {
+  const d = e.data as Record<string, unknown>
+  const parts: string[] = []
+  if (typeof d.peer_id === "string") parts.push(`${d.direction === "inbound" ? "from" : "to"} ${d.peer_id}`)
+  if (typeof d.type === "string" && e.event.startsWith("message.")) parts.push(d.type)
+  if (typeof d.text === "string") parts.push(JSON.stringify(d.text.length > 40 ? `${d.text.slice(0, 39)}…` : d.text))
+  if (typeof d.status === "string" && !e.event.startsWith("message.")) parts.push(d.status)
+  if (typeof d.name === "string") parts.push(`${d.name} ${String(d.previous_status ?? "")}→${String(d.status ?? "")}`)
+  if (d._test === true) parts.push("(test)")
+  return parts.join(" ")
+}

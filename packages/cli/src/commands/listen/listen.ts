@@ -1,0 +1,95 @@
+import { sign, signStandard } from "@platform/webhook-verify/testing"
+import { usage } from "../../context.js"
+import { clock } from "../../output.js"
+import { command, header, int, list, type CommandFactory } from "../util.js"
+
+/** A new local signing secret in the `whsec_<base64>` form (valid for both signature schemes). */
+export const newSecret = (): string => {
+  const bytes = new Uint8Array(32)
+  globalThis.crypto.getRandomValues(bytes)
+  return `whsec_${Buffer.from(bytes).toString("base64")}`
+}
+
+const FORWARD_TIMEOUT_MS = 10_000
+
+export const listen: CommandFactory = (ctx) =>
+  command("listen", "Stream events and forward each to a local URL, signed with a local secret (no tunnel needed)")
+    .requiredOption("--forward-to <url>", "local URL that receives the events, e.g. http://localhost:3000/webhooks")
+    .option("--events <types>", "only these event types, comma-separated", list)
+    .option("--channel <id>", "only events of this channel", int)
+    .option("--secret <whsec>", "sign with this secret (default: the profile's listen secret, created on first use)")
+    .option("--header <name:value>", "extra header on each forward (repeatable)", header)
+    .option("--print-secret", "print the signing secret and exit")
+    .action(async (o) => {
+      let target: URL
+      try {
+        target = new URL(o.forwardTo as string)
+      } catch {
+        throw usage(`--forward-to must be an absolute URL, got ${JSON.stringify(o.forwardTo)}`)
+      }
+      const profile = await ctx.profile()
+      let secret = (o.secret as string | undefined) ?? profile.listen_secret
+      if (secret === undefined) {
+        secret = newSecret()
+        await ctx.saveProfile({ listen_secret: secret })
+      }
+      if (o.printSecret) {
+        ctx.out.line(secret)
+        return
+      }
+      const client = await ctx.client()
+      const stream = client.events.stream({
+        ...(o.events ? { event_types: o.events as string[] } : {}),
+        ...(o.channel !== undefined ? { channel_id: o.channel as number } : {}),
+        ...(ctx.signal ? { signal: ctx.signal } : {}),
+        onReconnect: ({ delayMs }) => ctx.out.info(ctx.out.ce.yellow(`Connection lost; reconnecting in ${(delayMs / 1000).toFixed(1)} s`))
+      })
+      const e = ctx.out.ce
+      ctx.out.info(`${e.green(">")} Ready! Your webhook signing secret is ${e.bold(secret)} ${e.dim("(^C to quit)")}`)
+      ctx.out.info(`  Forwarding events to ${target.href}; verify them with @platform/webhook-verify and this secret.`)
+      let deliveryId = 0
+      for await (const message of stream.messages()) {
+        let envelope: { id?: unknown; event?: unknown }
+        try {
+          envelope = JSON.parse(message.data) as { id?: unknown; event?: unknown }
+        } catch {
+          continue
+        }
+        if (typeof envelope.event !== "string" || typeof envelope.id !== "string") continue
+        const body = message.data
+        const eventType = envelope.event
+        const eventId = envelope.id
+        if (!ctx.flags.json) ctx.out.line(`${ctx.out.c.dim(clock())}   ${ctx.out.c.cyan("-->")} ${ctx.out.c.bold(eventType)} [${eventId}]`)
+        const headers: Record<string, string> = {
+          "content-type": "application/json",
+          "user-agent": "Service-Platform/1.0 (platform listen)",
+          "x-platform-event": eventType,
+          "x-platform-event-id": eventId,
+          "x-platform-delivery-id": String(++deliveryId),
+          "x-platform-signature": await sign(secret, body),
+          ...(await signStandard(secret, body, { id: eventId })),
+          ...(o.header as Record<string, string> | undefined)
+        }
+        const started = Date.now()
+        let status: number | undefined
+        let error: string | undefined
+        try {
+          const signals = [AbortSignal.timeout(FORWARD_TIMEOUT_MS), ...(ctx.signal ? [ctx.signal] : [])]
+          const response = await ctx.fetch(target, { method: "POST", headers, body, signal: AbortSignal.any(signals), redirect: "manual" })
+          status = response.status
+          await response.arrayBuffer().catch(() => undefined)
+        } catch (err) {
+          if (ctx.signal?.aborted) break
+          const cause = (err as { cause?: { code?: string; message?: string } }).cause
+          error = cause?.code ?? cause?.message ?? (err as Error).message
+        }
+        const ms = Date.now() - started
+        if (ctx.flags.json) {
+          ctx.out.jsonLine({ event_id: eventId, event: eventType, forward_to: target.href, status: status ?? null, latency_ms: ms, ...(error ? { error } : {}) })
+          continue
+        }
+        const ok = status !== undefined && status >= 200 && status < 300
+        const tag = status === undefined ? ctx.out.c.red(`[ERR]`) : ok ? ctx.out.c.green(`[${status}]`) : ctx.out.c.red(`[${status}]`)
+        ctx.out.line(`${ctx.out.c.dim(clock())}  ${ctx.out.c.cyan("<--")} ${tag} POST ${target.href} [${eventId}] ${ctx.out.c.dim(`${ms}ms`)}${error ? ` ${ctx.out.c.red(error)}` : ""}`)
+      }
+    })

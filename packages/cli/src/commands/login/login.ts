@@ -1,0 +1,40 @@
+import { AuthenticationError, PermissionDeniedError } from "@platform/sdk"
+import { CliError, ExitCode } from "../../context.js"
+import { command, type CommandFactory } from "../util.js"
+
+const readLine = async (input: AsyncIterable<string | Uint8Array>): Promise<string> => {
+  let text = ""
+  for await (const chunk of input) {
+    text += typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8")
+    if (text.includes("\n")) break
+  }
+  return text.split("\n")[0]!.trim()
+}
+
+export const login: CommandFactory = (ctx) =>
+  command("login", "Check an API key and store it (and --base-url) in the selected profile")
+    .addHelpText("after", "\nThe key comes from --api-key, PLATFORM_API_KEY, or one line on stdin:\n  echo \"$KEY\" | platform login\n")
+    .action(async () => {
+      let key = (await ctx.apiKey())?.value
+      if (key === undefined && ctx.io.stdin) {
+        ctx.out.info("Paste your API key (from the dashboard, API keys) and press Enter:")
+        key = await readLine(ctx.io.stdin)
+      }
+      if (!key) throw new CliError("No API key given: pass --api-key or pipe it on stdin.", ExitCode.usage)
+      const client = await ctx.clientFor(key)
+      let note = ""
+      try {
+        await ctx.out.spin("Checking the key", client.channels.list())
+      } catch (e) {
+        if (e instanceof AuthenticationError) throw new CliError("The API key was rejected (401): check it in the dashboard.", ExitCode.auth)
+        // A valid key without read:channels answers 403: it is still a working key.
+        if (!(e instanceof PermissionDeniedError)) throw e
+        note = " (the key lacks read:channels)"
+      }
+      const baseUrl = await ctx.baseUrl()
+      await ctx.saveProfile({ api_key: key, ...(baseUrl.source !== "default" ? { base_url: baseUrl.value } : {}) })
+      const masked = `${key.slice(0, 8)}…${key.slice(-4)}`
+      ctx.out.result({ profile: ctx.profileName, base_url: baseUrl.value, api_key: masked, config: ctx.configPath }, () =>
+        ctx.out.line(`${ctx.out.c.green("✓")} Logged in to ${baseUrl.value} as profile ${ctx.out.c.bold(ctx.profileName)} with key ${masked}${note}; saved to ${ctx.configPath}`)
+      )
+    })

@@ -1,0 +1,67 @@
+import type { WebhookSubscription } from "@platform/sdk"
+import type { Command } from "commander"
+import type { Context } from "../../context.js"
+import type { Column } from "../../output.js"
+import { truncate } from "../../output.js"
+import { header, int, list } from "../util.js"
+
+/** The body options shared by create and update. */
+export const bodyOptions = (cmd: Command): Command =>
+  cmd
+    .option("--events <types>", "event types, comma-separated (none: every event but message.received)", list)
+    .option("--channel <id>", "only events of this channel (default: every channel)", int)
+    .option("--description <text>", "description (up to 200 characters)")
+    .option("--header <name:value>", "custom header sent with each delivery (repeatable)", header)
+    .option("--buffer-window <seconds>", "batch events for up to this many seconds (1..60)", int)
+    .option("--buffer-max-batch <n>", "send a batch once it holds this many events (1..100)", int)
+    .option("--inactivity-minutes <n>", "emit conversation.inactive after this many idle minutes (1..1440)", int)
+
+/** Maps the shared options to body fields. */
+export const bodyFrom = (o: Record<string, unknown>) => ({
+  ...(o.events !== undefined ? { event_types: o.events as never } : {}),
+  ...(o.channel !== undefined ? { platform_channel_id: o.channel as number } : {}),
+  ...(o.description !== undefined ? { description: o.description as string } : {}),
+  ...(o.header !== undefined ? { custom_headers: o.header as Record<string, string> } : {}),
+  ...(o.bufferWindow !== undefined ? { buffer_window_seconds: o.bufferWindow as number } : {}),
+  ...(o.bufferMaxBatch !== undefined ? { buffer_max_batch: o.bufferMaxBatch as number } : {}),
+  ...(o.inactivityMinutes !== undefined ? { inactivity_minutes: o.inactivityMinutes as number } : {})
+})
+
+/** A subscription's state in one word. */
+export const state = (ctx: Context, s: WebhookSubscription): string =>
+  !s.is_active ? ctx.out.c.gray("inactive") : s.is_paused ? ctx.out.c.yellow(`paused${s.paused_reason ? ` (${s.paused_reason})` : ""}`) : ctx.out.c.green("active")
+
+/** Table columns of the subscription list. */
+export const columns = (ctx: Context): ReadonlyArray<Column<WebhookSubscription>> => [
+  { header: "id", value: (s) => String(s.id) },
+  { header: "target", value: (s) => truncate(s.target_url, 48) },
+  { header: "events", value: (s) => (s.event_types.length === 0 ? ctx.out.c.dim("all") : truncate(s.event_types.join(","), 40)) },
+  { header: "channel", value: (s) => (s.platform_channel_id === null ? "all" : String(s.platform_channel_id)) },
+  { header: "state", value: (s) => state(ctx, s) },
+  { header: "failures", value: (s) => String(s.failure_count) }
+]
+
+/** Prints one subscription; its secret, when present, with a warning that it is shown once. */
+export const printSubscription = (ctx: Context, s: WebhookSubscription, verb?: string): void =>
+  ctx.out.result(s, () => {
+    if (verb) ctx.out.line(`${ctx.out.c.green("✓")} ${verb} subscription ${ctx.out.c.bold(String(s.id))}`)
+    ctx.out.fields([
+      ["id", s.id],
+      ["target_url", s.target_url],
+      ["event_types", s.event_types.length === 0 ? "all (except message.received)" : s.event_types.join(", ")],
+      ["channel", s.platform_channel_id ?? "all"],
+      ["description", s.description],
+      ["state", state(ctx, s)],
+      ["failure_count", s.failure_count],
+      ["buffer", s.buffer_window_seconds === null ? null : `${s.buffer_window_seconds}s / ${s.buffer_max_batch ?? "-"} events`],
+      ["inactivity_minutes", s.inactivity_minutes],
+      ["custom_headers", s.custom_headers],
+      ["last_delivery_at", s.last_delivery_at],
+      ["created_at", s.created_at]
+    ])
+    if (s.secret !== undefined) {
+      ctx.out.line()
+      ctx.out.line(`${ctx.out.c.bold("Signing secret:")} ${s.secret}`)
+      ctx.out.info(ctx.out.ce.yellow("This secret is shown only once. Store it now; verify deliveries with @platform/webhook-verify."))
+    }
+  })

@@ -1,0 +1,176 @@
+import { Platform } from "@platform/sdk"
+import { chmod, mkdir, readFile, rename, writeFile } from "node:fs/promises"
+import { homedir } from "node:os"
+import { dirname, join } from "node:path"
+import { Output, type TextSink } from "./output.js"
+
+/** What `run` needs from the outside world; process globals in bin.ts, captures in tests. */
+export interface RunIO {
+  readonly stdout: TextSink
+  readonly stderr: TextSink
+  readonly env: Readonly<Record<string, string | undefined>>
+  /** fetch used for the API and for `listen` forwards (default: the global fetch). */
+  readonly fetch?: typeof globalThis.fetch | undefined
+  /** Aborting it interrupts streaming commands (Ctrl-C); they then exit 130. */
+  readonly signal?: AbortSignal | undefined
+  /** Read when a command needs input it was not given (login without a key). */
+  readonly stdin?: AsyncIterable<string | Uint8Array> | undefined
+}
+
+/** Exit codes (`platform help exit-codes`). */
+export const ExitCode = { ok: 0, failure: 1, usage: 2, auth: 4, interrupted: 130 } as const
+
+/** An error the CLI reports as a one-line message with a chosen exit code. */
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: number = ExitCode.failure
+  ) {
+    super(message)
+  }
+}
+
+/** A usage mistake (exit 2). */
+export const usage = (message: string): CliError => new CliError(message, ExitCode.usage)
+
+/** One profile of the config file. */
+export interface Profile {
+  api_key?: string
+  base_url?: string
+  /** The `listen` signing secret, kept so a local receiver's configuration survives restarts. */
+  listen_secret?: string
+}
+
+/** The config file `$XDG_CONFIG_HOME/platform/config.json`. */
+export interface ConfigFile {
+  profiles: Record<string, Profile>
+}
+
+/** The global options of every command. */
+export interface GlobalFlags {
+  readonly apiKey?: string
+  readonly baseUrl?: string
+  readonly profile?: string
+  readonly json?: boolean
+  readonly color?: boolean
+}
+
+/** Where a resolved setting came from. */
+export type Source = "flag" | "env" | "profile" | "default"
+
+export const DEFAULT_BASE_URL = "http://localhost:8080"
+
+/** Settings resolved with the precedence flag > env > profile file > default, plus the client and output built from them. */
+export class Context {
+  flags: GlobalFlags = {}
+  #config: ConfigFile | undefined
+  #output: Output | undefined
+  #client: Platform | undefined
+
+  constructor(readonly io: RunIO) {}
+
+  /** The path of the config file. */
+  get configPath(): string {
+    const xdg = this.io.env.XDG_CONFIG_HOME
+    const base = xdg !== undefined && xdg !== "" ? xdg : join(this.io.env.HOME ?? homedir(), ".config")
+    return join(base, "platform", "config.json")
+  }
+
+  /** The profile name: --profile > PLATFORM_PROFILE > `default`. */
+  get profileName(): string {
+    return this.flags.profile ?? nonEmpty(this.io.env.PLATFORM_PROFILE) ?? "default"
+  }
+
+  /** Reads the config file (an absent file is an empty config). */
+  async config(): Promise<ConfigFile> {
+    if (this.#config) return this.#config
+    try {
+      const parsed = JSON.parse(await readFile(this.configPath, "utf8")) as Partial<ConfigFile>
+      this.#config = { profiles: parsed.profiles ?? {} }
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw new CliError(`Cannot read ${this.configPath}: ${(e as Error).message}`)
+      this.#config = { profiles: {} }
+    }
+    return this.#config
+  }
+
+  /** The selected profile (empty when the file has none of that name). */
+  async profile(): Promise<Profile> {
+    return (await this.config()).profiles[this.profileName] ?? {}
+  }
+
+  /** Merges fields into the selected profile and writes the file with mode 0600. */
+  async saveProfile(update: Profile): Promise<void> {
+    const config = await this.config()
+    config.profiles[this.profileName] = { ...config.profiles[this.profileName], ...update }
+    const path = this.configPath
+    await mkdir(dirname(path), { recursive: true, mode: 0o700 })
+    const tmp = `${path}.${process.pid}.tmp`
+    await writeFile(tmp, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 })
+    await chmod(tmp, 0o600)
+    await rename(tmp, path)
+  }
+
+  /** The API key and where it came from. */
+  async apiKey(): Promise<{ readonly value: string; readonly source: Source } | undefined> {
+    if (this.flags.apiKey) return { value: this.flags.apiKey, source: "flag" }
+    const env = nonEmpty(this.io.env.PLATFORM_API_KEY)
+    if (env) return { value: env, source: "env" }
+    const stored = (await this.profile()).api_key
+    return stored ? { value: stored, source: "profile" } : undefined
+  }
+
+  /** The API origin and where it came from. */
+  async baseUrl(): Promise<{ readonly value: string; readonly source: Source }> {
+    if (this.flags.baseUrl) return { value: this.flags.baseUrl, source: "flag" }
+    const env = nonEmpty(this.io.env.PLATFORM_BASE_URL)
+    if (env) return { value: env, source: "env" }
+    const stored = (await this.profile()).base_url
+    return stored ? { value: stored, source: "profile" } : { value: DEFAULT_BASE_URL, source: "default" }
+  }
+
+  /** Builds a client for an explicit key (login). */
+  async clientFor(apiKey: string): Promise<Platform> {
+    return new Platform({ apiKey, baseUrl: (await this.baseUrl()).value, fetch: this.io.fetch, maxRetries: 2 })
+  }
+
+  /** The API client; exits 4 with a hint when no key is configured. */
+  async client(): Promise<Platform> {
+    if (this.#client) return this.#client
+    const key = await this.apiKey()
+    if (!key) {
+      throw new CliError(
+        "No API key. Pass --api-key, set PLATFORM_API_KEY, or run `platform login` (see `platform help environment`).",
+        ExitCode.auth
+      )
+    }
+    this.#client = await this.clientFor(key.value)
+    return this.#client
+  }
+
+  /** The output writer for the current flags. */
+  get out(): Output {
+    this.#output ??= new Output(this.io.stdout, this.io.stderr, this.flags.json === true, this.colour)
+    return this.#output
+  }
+
+  /** Colours: on unless --no-color, NO_COLOR or TERM=dumb (and only where the stream is a TTY). */
+  get colour(): boolean {
+    if (this.flags.color === false) return false
+    if (this.io.env.NO_COLOR !== undefined) return false
+    if (this.io.env.TERM === "dumb") return false
+    return true
+  }
+
+  /** The fetch for non-API requests (listen forwards, dashboard login). */
+  get fetch(): typeof globalThis.fetch {
+    return this.io.fetch ?? globalThis.fetch
+  }
+
+  /** Aborted when the user interrupts. */
+  get signal(): AbortSignal | undefined {
+    return this.io.signal
+  }
+}
+
+const nonEmpty = (s: string | undefined): string | undefined => (s === undefined || s.trim() === "" ? undefined : s.trim())

@@ -1,0 +1,126 @@
+import {
+  APIConnectionError,
+  APIError,
+  APIUserAbortError,
+  AuthenticationError,
+  PermissionDeniedError,
+  RateLimitError,
+  ValidationError,
+  VERSION
+} from "@platform/sdk"
+import { Command, CommanderError } from "commander"
+import { channels } from "./commands/channels/index.js"
+import { deliveries } from "./commands/deliveries/index.js"
+import { events } from "./commands/events/index.js"
+import { help } from "./commands/help/help.js"
+import { listen } from "./commands/listen/listen.js"
+import { login } from "./commands/login/login.js"
+import { media } from "./commands/media/index.js"
+import { markRead } from "./commands/messages/mark-read.js"
+import { sandbox } from "./commands/sandbox/index.js"
+import { send } from "./commands/send/index.js"
+import { subscriptions } from "./commands/subscriptions/index.js"
+import { CliError, Context, ExitCode, type GlobalFlags, type RunIO } from "./context.js"
+
+export type { RunIO } from "./context.js"
+export { ExitCode } from "./context.js"
+
+const each = (cmd: Command, f: (c: Command) => void): void => {
+  f(cmd)
+  for (const sub of cmd.commands) each(sub, f)
+}
+
+/** Builds the `platform` command tree over a context. */
+export const buildProgram = (ctx: Context): Command => {
+  const program: Command = new Command("platform")
+    .description("The platform from your terminal: send messages, manage webhooks, watch deliveries and events, forward events to localhost.")
+    .version(VERSION, "-v, --version")
+    .option("--api-key <key>", "API key (env PLATFORM_API_KEY)")
+    .option("--base-url <url>", "API origin (env PLATFORM_BASE_URL; default http://localhost:8080)")
+    .option("--profile <name>", "config profile (env PLATFORM_PROFILE; default \"default\")")
+    .option("--json", "machine-readable output on stdout")
+    .option("--no-color", "no colours (also NO_COLOR)")
+    .helpCommand(false)
+    .addHelpText("after", "\nTopics: `platform help environment`, `platform help exit-codes`.\n")
+    .addCommand(send(ctx))
+    .addCommand(markRead(ctx))
+    .addCommand(media(ctx))
+    .addCommand(channels(ctx))
+    .addCommand(subscriptions(ctx))
+    .addCommand(deliveries(ctx))
+    .addCommand(events(ctx))
+    .addCommand(listen(ctx))
+    .addCommand(sandbox(ctx))
+    .addCommand(login(ctx))
+  program.addCommand(help(() => program)(ctx))
+  program.hook("preAction", (_root, action) => {
+    const o = action.optsWithGlobals<Record<string, unknown>>()
+    const flags: GlobalFlags = {
+      ...(typeof o.apiKey === "string" ? { apiKey: o.apiKey } : {}),
+      ...(typeof o.baseUrl === "string" ? { baseUrl: o.baseUrl } : {}),
+      ...(typeof o.profile === "string" ? { profile: o.profile } : {}),
+      json: o.json === true,
+      color: o.color !== false
+    }
+    ctx.flags = flags
+  })
+  each(program, (c) =>
+    c
+      .exitOverride()
+      .showHelpAfterError("(add --help for usage)")
+      .configureOutput({
+        writeOut: (s) => void ctx.io.stdout.write(s),
+        writeErr: (s) => void ctx.io.stderr.write(s)
+      })
+  )
+  return program
+}
+
+const report = (ctx: Context, error: unknown): number => {
+  const out = ctx.out
+  const e = out.ce
+  const emit = (code: number, message: string, extra: ReadonlyArray<string> = [], json: Record<string, unknown> = {}): number => {
+    if (ctx.flags.json) out.info(JSON.stringify({ error: { message, exit_code: code, ...json } }))
+    else {
+      out.info(`${e.red("Error:")} ${message}`)
+      for (const line of extra) out.info(`  ${line}`)
+    }
+    return code
+  }
+  if (error instanceof CliError) return emit(error.exitCode, error.message)
+  if (error instanceof APIUserAbortError || ctx.signal?.aborted) return ExitCode.interrupted
+  if (error instanceof APIError) {
+    const requestId = error.requestId ? [e.dim(`request id: ${error.requestId}`)] : []
+    const json = { status: error.status, code: error.code ?? null, request_id: error.requestId ?? null, body: error.body }
+    if (error instanceof AuthenticationError) {
+      return emit(ExitCode.auth, `${error.message}. Check --api-key / PLATFORM_API_KEY or run \`platform login\`.`, requestId, json)
+    }
+    if (error instanceof ValidationError && error.detail.length > 0) {
+      const lines = error.detail.map((d) => `${e.bold(d.loc.join("."))}: ${d.msg}`)
+      return emit(ExitCode.failure, "the request is invalid (422):", [...lines, ...requestId], json)
+    }
+    if (error instanceof PermissionDeniedError && error.requiredScope) {
+      return emit(ExitCode.failure, `${error.message}. Create a key with the ${error.requiredScope} scope in the dashboard.`, requestId, json)
+    }
+    if (error instanceof RateLimitError) return emit(ExitCode.failure, `${error.message}; retry in ${error.retryAfter ?? "a few"} s.`, requestId, json)
+    return emit(ExitCode.failure, error.message, requestId, json)
+  }
+  if (error instanceof APIConnectionError) return emit(ExitCode.failure, `could not reach the API: ${error.message} Is the server running? (--base-url)`)
+  return emit(ExitCode.failure, error instanceof Error ? error.message : String(error))
+}
+
+/** Runs the CLI in-process with the given streams, environment and fetch, and returns the exit code. */
+export const run = async (argv: ReadonlyArray<string>, io: RunIO): Promise<number> => {
+  const ctx = new Context(io)
+  const program = buildProgram(ctx)
+  try {
+    await program.parseAsync([...argv], { from: "user" })
+    return io.signal?.aborted ? ExitCode.interrupted : ExitCode.ok
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      if (error.code === "commander.helpDisplayed" || error.code === "commander.version") return ExitCode.ok
+      return ExitCode.usage
+    }
+    return report(ctx, error)
+  }
+}
