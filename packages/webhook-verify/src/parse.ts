@@ -92,8 +92,7 @@ export function decodeBody(rawBody: RawBody | ArrayBufferView): string | VerifyF
 /** Parses a raw body into typed events: a top-level `events` key means a batch, anything else one envelope; unknown event types come back in `unknownEvents` as generic envelopes. */
 export function parse(rawBody: RawBody): ParseResult {
   assertRawBody(rawBody, "parse")
-  const text = decodeBody(rawBody)
-  return typeof text === "string" ? parseText(text) : text
+  return parseRaw(rawBody)
 }
 
 /** Verifies `X-Platform-Signature` (one secret or a rotation list) and, if it matches, parses the body into typed events. */
@@ -104,6 +103,12 @@ export async function verifyAndParse(
 ): Promise<VerifyAndParseResult> {
   const secrets = checkSecrets(secret, "verifyAndParse")
   assertRawBody(rawBody, "verifyAndParse")
-  const verified = await verifySignature(secrets, rawBody, signatureHeader)
-  return verified.ok ? parse(rawBody) : verified
+  const verified = verifySignature(secrets, rawBody, signatureHeader)
+  if (verified instanceof Promise) return verified.then((v) => (v.ok ? parseRaw(rawBody) : v))
+  return verified.ok ? parseRaw(rawBody) : verified
+}
+
+function parseRaw(rawBody: RawBody): ParseResult {
+  const text = decodeBody(rawBody)
+  return typeof text === "string" ? parseText(text) : text
 }
