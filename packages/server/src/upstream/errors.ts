@@ -160,7 +160,7 @@ export const classifyMetaCode = (code: number | null, httpStatus: number | null)
 
 const SECRET_PATTERNS: ReadonlyArray<readonly [RegExp, string]> = [
   [/(access_token|client_secret|code|input_token|appsecret_proof)=([^&\s"']+)/gi, "$1=[redacted]"],
-  [/\b(Bearer|OAuth)\s+[^\s"',]+/g, "$1 [redacted]"],
+  [/\b(Bearer|OAuth)\s+[A-Za-z0-9._~+/=-]{16,}/g, "$1 [redacted]"],
   [/\bEAA[A-Za-z0-9]{16,}/g, "[redacted]"]
 ]
 

@@ -48,7 +48,8 @@ export const makeThrottle = (options: { readonly maxWait?: Duration.DurationInpu
               })
             )
           }
-          nextFree.set(channelId, slot + 1000 / rate)
+          // Rounded up to whole microseconds so float error can never squeeze rate + 1 slots into a second.
+          nextFree.set(channelId, slot + Math.ceil(1_000_000 / rate) / 1000)
           return wait > 0 ? Effect.sleep(Duration.millis(wait)) : Effect.void
         }))
     return { acquire }
