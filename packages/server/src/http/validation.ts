@@ -102,6 +102,13 @@ export const ValidationMiddleware = HttpApiBuilder.middleware((app) =>
       (e): e is HttpServerError.RequestError => HttpServerError.isServerError(e) && e._tag === "RequestError",
       (e) => e.reason === "Decode" ? Effect.succeed(malformedJson) : Effect.fail(e)
     ),
+    // HttpApiBuilder reads a JSON payload with `Effect.orDie(request.json)`, so a
+    // malformed body arrives here as a defect, not as a failure.
+    Effect.catchSomeDefect((defect) =>
+      HttpServerError.isServerError(defect) && defect._tag === "RequestError" && defect.reason === "Decode"
+        ? Option.some(Effect.succeed(malformedJson))
+        : Option.none()
+    ),
     Effect.catchIf(
       (e): e is HttpServerError.RouteNotFound => HttpServerError.isServerError(e) && e._tag === "RouteNotFound",
       (e) => Effect.succeed(notFound(e.request))

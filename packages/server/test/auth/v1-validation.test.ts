@@ -1,0 +1,60 @@
+import { expect, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import { AuthTestServer, connectChat, createKey, request, signup } from "./support.js"
+
+/** Issue 2's 422 contract, proven on real, authenticated v1 routes. */
+layer(AuthTestServer(), { timeout: 60_000 })("v1 request validation", (it) => {
+  const setup = Effect.gen(function*() {
+    const dev = yield* signup()
+    const { key } = yield* createKey(dev)
+    const channel = (yield* connectChat(dev)).body.channel_id as number
+    return { key, channel }
+  })
+
+  it.effect("a body that is not JSON is 422 with loc [\"body\"]", () =>
+    Effect.gen(function*() {
+      const { channel, key } = yield* setup
+      const reply = yield* request("PATCH", `/platform/v1/channels/${channel}/inbound`, { key, rawBody: "{\"enabled\": tru" })
+      expect(reply.status).toBe(422)
+      expect(reply.body).toEqual({
+        detail: [{ loc: ["body"], msg: expect.any(String), type: "json_invalid", input: null, ctx: {} }]
+      })
+    }))
+
+  it.effect.each([
+    { case: "a field of the wrong type", body: { enabled: "yes" }, loc: ["body", "enabled"], input: "yes" },
+    { case: "a missing field", body: {}, loc: ["body", "enabled"], input: {} },
+    { case: "an unknown field", body: { enabled: true, extra: 1 }, loc: ["body", "extra"], input: 1 }
+  ])("$case in the body is 422 at its loc", ({ body, input, loc }) =>
+    Effect.gen(function*() {
+      const { channel, key } = yield* setup
+      const reply = yield* request("PATCH", `/platform/v1/channels/${channel}/inbound`, { key, body })
+      expect(reply.status).toBe(422)
+      expect(reply.body.detail).toHaveLength(1)
+      expect(reply.body.detail[0]).toMatchObject({ loc, input, msg: expect.any(String), type: expect.any(String), ctx: {} })
+    }))
+
+  it.effect("a path parameter that is not an integer is 422 at [\"path\", \"channel_id\"]", () =>
+    Effect.gen(function*() {
+      const { key } = yield* setup
+      const reply = yield* request("PATCH", "/platform/v1/channels/abc/inbound", { key, body: { enabled: true } })
+      expect(reply.status).toBe(422)
+      expect(reply.body.detail[0]).toMatchObject({ loc: ["path", "channel_id"], input: "abc" })
+    }))
+
+  it.effect("a query parameter outside its values is 422 at [\"query\", \"type\"]", () =>
+    Effect.gen(function*() {
+      const { key } = yield* setup
+      const reply = yield* request("GET", "/platform/v1/channels?type=fax", { key })
+      expect(reply.status).toBe(422)
+      expect(reply.body.detail[0]).toMatchObject({ loc: ["query", "type"], input: "fax" })
+    }))
+
+  it.effect("a valid request passes validation and the kill-switch applies", () =>
+    Effect.gen(function*() {
+      const { channel, key } = yield* setup
+      const reply = yield* request("PATCH", `/platform/v1/channels/${channel}/inbound`, { key, body: { enabled: false } })
+      expect(reply.status).toBe(200)
+      expect(reply.body).toMatchObject({ channel_id: channel, inbound_enabled: false })
+    }))
+})
