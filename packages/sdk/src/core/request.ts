@@ -168,6 +168,15 @@ export interface CoreOptions {
 
 type RawResponse = Response & { _data?: unknown }
 
+/** The innermost cause of a network failure, as `CODE message` (ECONNREFUSED, ENOTFOUND...). */
+const rootCause = (error: unknown): string => {
+  let e = error as { cause?: unknown; code?: unknown; message?: unknown } | undefined
+  for (let i = 0; i < 5 && e?.cause !== undefined && e.cause !== null; i++) e = e.cause as typeof e
+  const code = typeof e?.code === "string" ? e.code : undefined
+  const message = typeof e?.message === "string" ? e.message : String(e)
+  return code && !message.includes(code) ? `${code} ${message}` : message
+}
+
 /** Reads the error body of a streamed request (JSON when it parses, else text). */
 const readErrorBody = async (response: Response): Promise<unknown> => {
   try {
@@ -292,9 +301,7 @@ export class APIClient {
     } catch (cause) {
       if (userSignal?.aborted) throw new APIUserAbortError()
       if (timedOut) return { kind: "connection", error: new APIConnectionTimeoutError(`Request timed out after ${timeoutMs} ms.`) }
-      const inner = (cause as { cause?: unknown })?.cause ?? cause
-      const detail = inner instanceof Error ? `: ${inner.message}` : ""
-      return { kind: "connection", error: new APIConnectionError(`Connection error${detail}.`, { cause: inner }) }
+      return { kind: "connection", error: new APIConnectionError(`Connection error: ${rootCause(cause)}.`, { cause }) }
     } finally {
       clearTimeout(timer)
       // A stream keeps the caller's signal linked so aborting stops reading the body too.

@@ -1,0 +1,147 @@
+import { mkdtempSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { describe, expect, it } from "vitest"
+import { cli } from "./support/cli.js"
+import * as f from "./support/fixtures.js"
+import { mockApi, type Reply } from "./support/mock-api.js"
+
+const api = mockApi()
+const subs = "/platform/v1/webhooks/subscriptions"
+const dels = "/platform/v1/webhooks/deliveries"
+const to = ["--channel", "7", "--to", "15550001111"]
+const base = { channel_id: 7, to: "15550001111" }
+
+interface Case {
+  readonly argv: ReadonlyArray<string>
+  readonly route: readonly ["get" | "post" | "patch" | "delete", string]
+  readonly reply: Reply
+  readonly method: string
+  readonly path: string
+  readonly query?: Record<string, string>
+  readonly body?: unknown
+}
+
+const cases: ReadonlyArray<Case> = [
+  { argv: ["send", "text", ...to, "--text", "hi", "--preview-url", "--reply-to", "wamid.prev"], route: ["post", "/platform/v1/messages"], reply: { json: f.sendResult }, method: "POST", path: "/platform/v1/messages", body: { ...base, type: "text", text: "hi", preview_url: true, context: { message_id: "wamid.prev" } } },
+  { argv: ["send", "template", ...to, "--name", "order_update", "--language", "en_US", "--components", '[{"type":"body","parameters":[{"type":"text","text":"42"}]}]'], route: ["post", "/platform/v1/messages"], reply: { json: { ...f.sendResult, type: "template" } }, method: "POST", path: "/platform/v1/messages", body: { ...base, type: "template", template_name: "order_update", language_code: "en_US", components: [{ type: "body", parameters: [{ type: "text", text: "42" }] }] } },
+  { argv: ["send", "media", ...to, "--type", "document", "--link", "https://x.test/a.pdf", "--filename", "a.pdf", "--caption", "invoice"], route: ["post", "/platform/v1/messages"], reply: { json: { ...f.sendResult, type: "document" } }, method: "POST", path: "/platform/v1/messages", body: { ...base, type: "document", media: { link: "https://x.test/a.pdf", caption: "invoice", filename: "a.pdf" } } },
+  { argv: ["send", "media", ...to, "--type", "audio", "--id", "m1", "--voice"], route: ["post", "/platform/v1/messages"], reply: { json: { ...f.sendResult, type: "audio" } }, method: "POST", path: "/platform/v1/messages", body: { ...base, type: "audio", media: { id: "m1", voice: true } } },
+  { argv: ["send", "reaction", ...to, "--message-id", "wamid.1", "--emoji", "👍"], route: ["post", "/platform/v1/messages"], reply: { json: { ...f.sendResult, type: "reaction" } }, method: "POST", path: "/platform/v1/messages", body: { ...base, type: "reaction", reaction: { message_id: "wamid.1", emoji: "👍" } } },
+  { argv: ["send", "location", ...to, "--latitude", "52.52", "--longitude", "13.405", "--name", "Berlin"], route: ["post", "/platform/v1/messages"], reply: { json: { ...f.sendResult, type: "location" } }, method: "POST", path: "/platform/v1/messages", body: { ...base, type: "location", location: { latitude: 52.52, longitude: 13.405, name: "Berlin" } } },
+  { argv: ["send", "typing", ...to], route: ["post", "/platform/v1/messages"], reply: { json: { ...f.sendResult, type: "typing" } }, method: "POST", path: "/platform/v1/messages", body: { ...base, type: "typing" } },
+  { argv: ["mark-read", "--channel", "7", "--message-id", "wamid.in1"], route: ["post", "/platform/v1/messages/mark-read"], reply: { json: { message_id: "wamid.in1", status: "read" } }, method: "POST", path: "/platform/v1/messages/mark-read", body: { channel_id: 7, message_id: "wamid.in1" } },
+  { argv: ["media", "upload", "--channel", "7", "--url", "https://cdn.test/cat.png", "--mime-type", "image/png"], route: ["post", "/platform/v1/media"], reply: { json: { channel_id: 7, media_id: "m9" } }, method: "POST", path: "/platform/v1/media", body: { channel_id: 7, url: "https://cdn.test/cat.png", mime_type: "image/png" } },
+  { argv: ["media", "url", "m9", "--channel", "7"], route: ["get", "/platform/v1/media/:id/url"], reply: { json: { channel_id: 7, url: "http://localhost:8080/m9", mime_type: "image/png", file_size: 3 } }, method: "GET", path: "/platform/v1/media/m9/url", query: { channel_id: "7" } },
+  { argv: ["media", "delete", "m9", "--channel", "7"], route: ["delete", "/platform/v1/media/:id"], reply: { json: { deleted: true } }, method: "DELETE", path: "/platform/v1/media/m9", query: { channel_id: "7" } },
+  { argv: ["channels", "list"], route: ["get", "/platform/v1/channels"], reply: { json: [f.channel] }, method: "GET", path: "/platform/v1/channels" },
+  { argv: ["subscriptions", "create", "--url", "https://example.com/webhooks", "--events", "message.sent,message.read", "--channel", "7", "--header", "X-Team: core", "--buffer-window", "5", "--inactive"], route: ["post", subs], reply: { status: 201, json: { ...f.subscription, secret: "whsec_abc" } }, method: "POST", path: subs, body: { target_url: "https://example.com/webhooks", event_types: ["message.sent", "message.read"], platform_channel_id: 7, custom_headers: { "X-Team": "core" }, buffer_window_seconds: 5, is_active: false } },
+  { argv: ["subscriptions", "list", "--limit", "5"], route: ["get", subs], reply: { json: { data: [f.subscription], has_more: false, next_cursor: null } }, method: "GET", path: subs, query: { limit: "5" } },
+  { argv: ["subscriptions", "get", "11"], route: ["get", `${subs}/:id`], reply: { json: f.subscription }, method: "GET", path: `${subs}/11` },
+  { argv: ["subscriptions", "update", "11", "--url", "https://example.com/v2", "--active"], route: ["patch", `${subs}/:id`], reply: { json: f.subscription }, method: "PATCH", path: `${subs}/11`, body: { target_url: "https://example.com/v2", is_active: true } },
+  { argv: ["subscriptions", "delete", "11"], route: ["delete", `${subs}/:id`], reply: { status: 204 }, method: "DELETE", path: `${subs}/11` },
+  { argv: ["subscriptions", "resume", "11"], route: ["post", `${subs}/:id/resume`], reply: { json: f.subscription }, method: "POST", path: `${subs}/11/resume` },
+  { argv: ["subscriptions", "rotate-secret", "11"], route: ["post", `${subs}/:id/rotate-secret`], reply: { json: { ...f.subscription, secret: "whsec_new" } }, method: "POST", path: `${subs}/11/rotate-secret` },
+  { argv: ["subscriptions", "test", "11", "--event-type", "message.read"], route: ["post", `${subs}/:id/test`], reply: { json: { ...f.delivery, status: "pending" } }, method: "POST", path: `${subs}/11/test`, query: { event_type: "message.read" } },
+  { argv: ["deliveries", "list", "--subscription", "11", "--errors-only", "--limit", "10"], route: ["get", dels], reply: { json: { mode: "native", data: [f.delivery], has_more: false, next_cursor: null } }, method: "GET", path: dels, query: { subscription_id: "11", errors_only: "true", limit: "10" } },
+  { argv: ["deliveries", "list", "--mode", "meta"], route: ["get", dels], reply: { json: { mode: "meta", data: [], has_more: false, next_cursor: null } }, method: "GET", path: dels, query: { mode: "meta" } },
+  { argv: ["deliveries", "get", "21", "--full-envelope"], route: ["get", `${dels}/:id`], reply: { json: { ...f.delivery, envelope: f.envelope } }, method: "GET", path: `${dels}/21`, query: { include: "full_envelope" } },
+  { argv: ["deliveries", "redeliver", "21"], route: ["post", `${dels}/:id/redeliver`], reply: { json: { ...f.delivery, id: 22 } }, method: "POST", path: `${dels}/21/redeliver` }
+]
+
+const named = cases.map((c) => ({ ...c, cmd: c.argv.filter((a) => !a.startsWith("-")).slice(0, 2).join(" ") }))
+
+describe("commands", () => {
+  it.each(named)("platform $cmd sends $method $path with the options as fields", async (c) => {
+    api.on(c.route[0], c.route[1], c.reply)
+    const ran = await cli(c.argv)
+    expect(ran.stderr).not.toMatch(/Error/)
+    expect(ran.code).toBe(0)
+    expect(api.calls).toHaveLength(1)
+    const call = api.calls[0]!
+    expect([call.method, call.path]).toEqual([c.method, c.path])
+    expect(call.query).toEqual(c.query ?? {})
+    expect(call.body).toEqual(c.body)
+    expect(call.headers.get("x-api-key")).toBe("pk_test_key")
+  })
+
+  it.each(named)("platform $cmd --json prints one JSON document that parses", async (c) => {
+    api.on(c.route[0], c.route[1], c.reply)
+    const ran = await cli([...c.argv, "--json"])
+    expect(ran.code).toBe(0)
+    const parsed = JSON.parse(ran.stdout) as unknown
+    const body = "json" in c.reply ? c.reply.json : undefined
+    if (body !== undefined && !(typeof body === "object" && body !== null && "has_more" in body)) expect(parsed).toEqual(body)
+  })
+
+  it("send media --file uploads the file first, then sends it by id", async () => {
+    api.on("post", "/platform/v1/media", { json: { channel_id: 7, media_id: "m77" } })
+    api.on("post", "/platform/v1/messages", { json: { ...f.sendResult, type: "image" } })
+    const path = join(mkdtempSync(join(tmpdir(), "cli-media-")), "cat.png")
+    writeFileSync(path, "png")
+    const ran = await cli(["send", "media", ...to, "--type", "image", "--file", path, "--caption", "a cat"])
+    expect(ran.code).toBe(0)
+    expect(((api.calls[0]!.body as FormData).get("file") as File).name).toBe("cat.png")
+    expect(api.calls[1]!.body).toEqual({ ...base, type: "image", media: { id: "m77", caption: "a cat" } })
+  })
+
+  it("every send carries an Idempotency-Key, the given one when --idempotency-key is set", async () => {
+    api.on("post", "/platform/v1/messages", { json: f.sendResult })
+    await cli(["send", "text", ...to, "--text", "a"])
+    await cli(["send", "text", ...to, "--text", "a", "--idempotency-key", "order-42"])
+    expect(api.calls[0]!.headers.get("idempotency-key")).toMatch(/^[0-9a-f-]{36}$/)
+    expect(api.calls[1]!.headers.get("idempotency-key")).toBe("order-42")
+  })
+
+  it("channels list prints a table for people, without colour codes off a terminal", async () => {
+    api.on("get", "/platform/v1/channels", { json: [f.channel, { ...f.channel, channel_id: 8, type: "social", name: null, username: "shop", status: "inactive" }] })
+    const ran = await cli(["channels", "list"])
+    const lines = ran.stdout.trimEnd().split("\n")
+    expect(lines[0]).toMatch(/^ID\s+TYPE\s+NAME\s+STATUS\s+QUALITY\s+CREATED$/)
+    expect(lines[1]).toMatch(/^7\s+chat\s+Support line\s+active\s+GREEN/)
+    expect(lines[2]).toMatch(/^8\s+social\s+shop\s+inactive/)
+    expect(ran.stdout).not.toContain("\u001b[")
+  })
+
+  it.each([
+    ["on a terminal", {}, [], true],
+    ["off with NO_COLOR", { NO_COLOR: "1" }, [], false],
+    ["off with --no-color", {}, ["--no-color"], false]
+  ] as const)("colours are %s", async (_name, env, flags, coloured) => {
+    api.on("get", "/platform/v1/channels", { json: [f.channel] })
+    const ran = await cli(["channels", "list", ...flags], { tty: true, env })
+    expect(ran.stdout.includes("\u001b[")).toBe(coloured)
+  })
+
+  it("subscriptions create prints the secret once with a warning on stderr", async () => {
+    api.on("post", subs, { status: 201, json: { ...f.subscription, secret: "whsec_abc" } })
+    const ran = await cli(["subscriptions", "create", "--url", "https://example.com/webhooks"])
+    expect(ran.stdout).toContain("Signing secret: whsec_abc")
+    expect(ran.stderr).toMatch(/shown only once/)
+  })
+
+  it("subscriptions list --all walks every page", async () => {
+    api.on(
+      "get",
+      subs,
+      { json: { data: [{ ...f.subscription, id: 2 }], has_more: true, next_cursor: "c1" } },
+      { json: { data: [{ ...f.subscription, id: 1 }], has_more: false, next_cursor: null } }
+    )
+    const ran = await cli(["subscriptions", "list", "--all", "--json"])
+    expect((JSON.parse(ran.stdout) as Array<{ id: number }>).map((s) => s.id)).toEqual([2, 1])
+    expect(api.calls.map((c) => c.query)).toEqual([{}, { after: "c1" }])
+  })
+
+  it("sandbox inbound signs in to the dashboard and posts the message with the session cookie", async () => {
+    api.on("post", "/platform/dashboard/login", { json: { user: {} }, headers: { "set-cookie": "access_token_dev=sess123; Path=/; HttpOnly" } })
+    api.on("post", "/platform/dashboard/sandbox/inbound", { json: { status: "ok" } })
+    const ran = await cli(["sandbox", "inbound", "--channel", "7", "--from", "15550001111", "--text", "hi there"], {
+      env: { PLATFORM_DASHBOARD_EMAIL: "dev@example.com", PLATFORM_DASHBOARD_PASSWORD: "s3cret-pass" }
+    })
+    expect(ran.code).toBe(0)
+    expect(api.calls[0]!.body).toEqual({ email: "dev@example.com", password: "s3cret-pass" })
+    expect(api.calls[0]!.headers.get("origin")).toBe("http://api.test")
+    expect(api.calls[1]!.headers.get("cookie")).toContain("access_token_dev=sess123")
+    expect(api.calls[1]!.body).toEqual({ channel_id: 7, from: "15550001111", text: "hi there" })
+  })
+})
