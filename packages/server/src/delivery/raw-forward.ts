@@ -1,0 +1,212 @@
+import { SqlClient } from "@effect/sql"
+import { PgClient } from "@effect/sql-pg"
+import { Clock, Effect, FiberSet, Queue, Redacted, Stream } from "effect"
+import { AppConfig } from "../config.js"
+import { Secrets } from "../crypto/secrets.js"
+import { jsonbRows } from "../inbound/persist.js"
+import { platformSignature } from "./signer.js"
+import { DeliveryTransport } from "./transport.js"
+import { Pulse } from "./wakeup.js"
+
+/** A raw-forward row this process holds the lease of, with what sending it needs. */
+export interface ClaimedDelivery {
+  readonly id: number
+  readonly developer_account_id: number
+  readonly platform_channel_id: number
+  /** Attempts made before this one. */
+  readonly attempts: number
+  readonly body: string
+  readonly webhook_url: string | null
+  readonly webhook_secret_encrypted: Uint8Array | null
+}
+
+/** SPEC §6.5: attempt 1 inline, then 1, 5, 30 and 120 minutes; the 5th failure is final. */
+export const RAW_FORWARD_RETRY_MINUTES = [1, 5, 30, 120] as const
+export const RAW_FORWARD_MAX_ATTEMPTS = 5
+/**
+ * A claimed row's `next_retry_at` is pushed 2 minutes ahead: longer than any
+ * attempt (10 s timeout), so a live worker never loses its row, yet a worker
+ * that died mid-POST only delays the retry by 2 minutes. No heartbeat needed.
+ */
+export const RAW_FORWARD_LEASE_MS = 2 * 60_000
+const CLAIM_BATCH = 100
+const POST_CONCURRENCY = 32
+const USER_AGENT = "Service-Platform/1.0"
+const NOTIFY_CHANNEL = "platform_raw_forward"
+
+interface Outcome {
+  readonly id: number
+  readonly prev: number
+  readonly status: "delivered" | "pending" | "failed"
+  readonly attempts: number
+  readonly next_retry_at: string | null
+  readonly response_status: number | null
+  readonly snippet: string | null
+  readonly error: string | null
+  readonly at: string
+}
+
+/** What a failed attempt leads to: the next retry time, or null when it was the last. */
+export const nextRetryAt = (attemptNumber: number, nowMs: number): number | null =>
+  attemptNumber >= RAW_FORWARD_MAX_ATTEMPTS
+    ? null
+    : nowMs + RAW_FORWARD_RETRY_MINUTES[attemptNumber - 1]! * 60_000
+
+/**
+ * Raw-forward delivery (SPEC §3.6, §6.5). Rows are written by the inbound
+ * transaction; this service sends them (inline right after that commit, and
+ * from the sweep), signs the stored bytes with the channel's webhook secret,
+ * and records every outcome of a batch in one statement. Claiming uses
+ * `FOR UPDATE SKIP LOCKED`, so any number of worker processes share the table.
+ */
+export class RawForward extends Effect.Service<RawForward>()("@platform/server/RawForward", {
+  scoped: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const pg = yield* PgClient.PgClient
+    const config = yield* AppConfig
+    const secrets = yield* Secrets
+    const transport = yield* DeliveryTransport
+    const pulse = new Pulse()
+    const inflight = yield* FiberSet.make()
+    const permits = yield* Effect.makeSemaphore(POST_CONCURRENCY * 4)
+
+    // One NOTIFY after commit, coalesced while one is in flight (DESIGN §8).
+    const notifyQueue = yield* Queue.sliding<void>(1)
+    yield* Queue.take(notifyQueue).pipe(
+      Effect.zipRight(pg.notify(NOTIFY_CHANNEL, "1").pipe(Effect.catchAll(() => Effect.void))),
+      Effect.forever,
+      Effect.forkScoped
+    )
+    if (config.runsWorkers) {
+      yield* pg.listen(NOTIFY_CHANNEL).pipe(
+        Stream.runForEach(() => Effect.sync(() => pulse.fire())),
+        Effect.catchAll((e) => Effect.logDebug(`LISTEN ${NOTIFY_CHANNEL} unavailable`, e)),
+        Effect.forkScoped
+      )
+    }
+
+    const headersFor = (row: ClaimedDelivery, bytes: Uint8Array) =>
+      Effect.gen(function*() {
+        const headers: Record<string, string> = {
+          "content-type": "application/json",
+          "user-agent": USER_AGENT,
+          "x-platform-delivery-id": String(row.id)
+        }
+        if (row.webhook_secret_encrypted !== null) {
+          const secret = yield* secrets.decrypt(row.webhook_secret_encrypted)
+          headers["x-platform-signature"] = platformSignature(Redacted.value(secret), bytes)
+        }
+        return headers
+      })
+
+    const send = (row: ClaimedDelivery) =>
+      Effect.gen(function*() {
+        const attempt = row.attempts + 1
+        if (row.webhook_url === null) {
+          return { row, attempt, answered: null, error: "the channel no longer has a webhook_url" }
+        }
+        const bytes = Buffer.from(row.body, "utf8")
+        const headers = yield* headersFor(row, bytes)
+        const outcome = yield* transport.post(row.webhook_url, headers, bytes)
+        return outcome._tag === "Answered"
+          ? { row, attempt, answered: outcome, error: outcome.status >= 200 && outcome.status < 300 ? null : `HTTP ${outcome.status}` }
+          : { row, attempt, answered: null, error: outcome.reason }
+      })
+
+    const record = (outcomes: ReadonlyArray<Outcome>) =>
+      outcomes.length === 0 ? Effect.void : sql`
+        update platform_deliveries d set
+          status = x.status, attempts = x.attempts,
+          next_retry_at = coalesce(x.next_retry_at, d.next_retry_at),
+          response_status = x.response_status, response_body_snippet = x.snippet, last_error = x.error,
+          delivered_at = case when x.status = 'delivered' then x.at end, updated_at = x.at
+        from jsonb_to_recordset(${jsonbRows(outcomes)}::jsonb) as x(id bigint, prev int, status text, attempts int,
+          next_retry_at timestamptz, response_status int, snippet text, error text, at timestamptz)
+        where d.id = x.id and d.status = 'delivering' and d.attempts = x.prev`.pipe(Effect.orDie, Effect.asVoid)
+
+    /** Sends leased rows concurrently and records every outcome in one statement. */
+    const deliver = Effect.fn("RawForward.deliver")(function*(rows: ReadonlyArray<ClaimedDelivery>) {
+      const results = yield* Effect.forEach(rows, send, { concurrency: POST_CONCURRENCY })
+      const nowMs = yield* Clock.currentTimeMillis
+      const at = new Date(nowMs).toISOString()
+      const outcomes = results.map(({ row, attempt, answered, error }): Outcome => {
+        const retry = error === null ? null : nextRetryAt(attempt, nowMs)
+        return {
+          id: row.id,
+          prev: row.attempts,
+          status: error === null ? "delivered" : retry === null ? "failed" : "pending",
+          attempts: attempt,
+          next_retry_at: retry === null ? null : new Date(retry).toISOString(),
+          response_status: answered?.status ?? null,
+          snippet: answered?.snippet ?? null,
+          error,
+          at
+        }
+      })
+      for (const o of outcomes) {
+        if (o.status === "failed") {
+          yield* Effect.logWarning("raw forward failed for good").pipe(
+            Effect.annotateLogs({ delivery_id: o.id, attempts: o.attempts, error: o.error })
+          )
+        }
+      }
+      yield* record(outcomes)
+      return outcomes
+    })
+
+    /** Leases up to `limit` due rows (pending, or delivering with an expired lease). */
+    const claim = (limit: number) =>
+      Effect.gen(function*() {
+        const nowMs = yield* Clock.currentTimeMillis
+        const now = new Date(nowMs).toISOString()
+        const lease = new Date(nowMs + RAW_FORWARD_LEASE_MS).toISOString()
+        const rows = yield* sql<Omit<ClaimedDelivery, "webhook_secret_encrypted"> & { webhook_secret_encrypted: Uint8Array | null }>`
+          with due as (
+            select id from platform_deliveries
+            where status in ('pending', 'delivering') and next_retry_at <= ${now}::timestamptz
+            order by next_retry_at
+            limit ${limit}
+            for update skip locked
+          )
+          update platform_deliveries d set status = 'delivering', next_retry_at = ${lease}::timestamptz, updated_at = now()
+          from due, platform_channels c
+          where d.id = due.id and c.id = d.platform_channel_id
+          returning d.id, d.developer_account_id, d.platform_channel_id, d.attempts, d.body,
+            c.webhook_url, c.webhook_secret_encrypted`.pipe(Effect.orDie)
+        return rows.map((r) => ({
+          ...r,
+          webhook_secret_encrypted: r.webhook_secret_encrypted === null ? null : new Uint8Array(r.webhook_secret_encrypted)
+        }))
+      })
+
+    /** One sweep: claims and delivers due rows until none is left; returns how many were attempted. */
+    const sweepOnce = Effect.fn("RawForward.sweep")(function*() {
+      let total = 0
+      for (;;) {
+        const rows = yield* claim(CLAIM_BATCH)
+        if (rows.length === 0) return total
+        yield* deliver(rows)
+        total += rows.length
+        if (rows.length < CLAIM_BATCH) return total
+      }
+    })
+
+    /**
+     * After the inbound commit: attempt 1 of rows written already leased to this
+     * process, on a fiber of the service (the HTTP answer does not wait for it).
+     */
+    const dispatchInline = (rows: ReadonlyArray<ClaimedDelivery>) =>
+      rows.length === 0 ? Effect.void : FiberSet.run(inflight, permits.withPermits(1)(deliver(rows)).pipe(
+        Effect.catchAllCause((cause) => Effect.logError("inline raw forward failed; the sweep will retry", cause))
+      )).pipe(Effect.asVoid)
+
+    /** After the commit of pending rows: wakes the sweepers here and in other processes. */
+    const rowsWritten = Effect.sync(() => {
+      pulse.fire()
+      Queue.unsafeOffer(notifyQueue, undefined)
+    })
+
+    return { claim, deliver, sweepOnce, dispatchInline, rowsWritten, pulse } as const
+  }),
+  dependencies: [DeliveryTransport.Live]
+}) {}

@@ -1,0 +1,67 @@
+import type { UpstreamErrorEnvelope } from "@platform/shared"
+
+/*
+ * Outbound message statuses only move forward: sent < delivered < read, and a
+ * later value Meta invents (`played` for voice notes, `deleted`, ...) ranks just
+ * above read, so it is kept and a late read or delivered never overwrites it.
+ * failed is final. Meta delivers callbacks at least once and in no particular
+ * order, so the comparison happens in the UPDATE itself (never read-then-write).
+ */
+export const STATUS_RANK = {
+  accepted: 5,
+  pending: 5,
+  sent: 10,
+  delivered: 20,
+  read: 30,
+  failed: 100
+} as const
+
+/** Rank of a status value not in `STATUS_RANK` (future values such as `played`). */
+export const UNKNOWN_STATUS_RANK = 35
+
+/** Rank of a status as a JS number; null (never reported) ranks lowest. */
+export const statusRank = (status: string | null | undefined): number =>
+  status === null || status === undefined
+    ? 0
+    : (STATUS_RANK as Record<string, number>)[status] ?? UNKNOWN_STATUS_RANK
+
+/** The same ranking as a SQL expression over `column` (kept in step with `statusRank`). */
+export const statusRankSql = (column: string): string =>
+  `(case when ${column} is null then 0 ${
+    Object.entries(STATUS_RANK).map(([status, rank]) => `when ${column} = '${status}' then ${rank}`).join(" ")
+  } else ${UNKNOWN_STATUS_RANK} end)`
+
+/** Whether a callback with `next` changes a message currently at `current`. */
+export const statusAdvances = (current: string | null, next: string): boolean => statusRank(next) > statusRank(current)
+
+/** The status callbacks that become events; others (sent, unknown values) only update the row. */
+export const STATUS_EVENTS: Readonly<Record<string, "message.delivered" | "message.read" | "message.failed">> = {
+  delivered: "message.delivered",
+  read: "message.read",
+  failed: "message.failed"
+}
+
+interface MetaError {
+  readonly code?: number | undefined
+  readonly title?: string | undefined
+  readonly message?: string | undefined
+  readonly error_data?: { readonly details?: string | undefined } | undefined
+}
+
+/**
+ * The upstream error envelope of `message.failed` (same shape as the send 502
+ * body, SPEC §7) from the first error of a failed status callback.
+ */
+export const failedStatusEnvelope = (errors: ReadonlyArray<MetaError> | undefined): UpstreamErrorEnvelope => {
+  const e = errors?.[0]
+  const title = e?.title ?? null
+  const message = e?.error_data?.details ?? e?.message ?? title ?? "The upstream reported the message as failed"
+  return {
+    error: title ?? "upstream_error",
+    meta_code: typeof e?.code === "number" && Number.isInteger(e.code) ? e.code : null,
+    meta_subcode: null,
+    meta_title: title,
+    message,
+    fbtrace_id: null
+  }
+}
