@@ -7,6 +7,7 @@ import { ApiKeyAuthLive } from "../auth/api-key-auth.js"
 import { DashboardAuthLive, SameOriginLive } from "../auth/dashboard-auth.js"
 import { AppConfig } from "../config.js"
 import { DomainLive } from "../domain/layer.js"
+import { InboundLive } from "../inbound/route.js"
 import { ChannelsLive } from "./channels.js"
 import { DashboardAccountLive } from "./dashboard-account.js"
 import { DashboardApiKeysLive } from "./dashboard-api-keys.js"
@@ -36,7 +37,8 @@ export const HttpAppLive = Layer.mergeAll(
   HttpApiBuilder.middlewareOpenApi({ path: "/platform/v1/openapi.json" }),
   HttpApiScalar.layer({ path: "/platform/v1/docs" }),
   ValidationMiddleware,
-  RequestContextMiddleware
+  RequestContextMiddleware,
+  InboundLive
 ).pipe(Layer.provideMerge(ApiLive), Layer.provideMerge(DomainLive))
 
 const DRAIN_TIMEOUT_MS = 15_000
