@@ -25,7 +25,10 @@ export const listen: CommandFactory = (ctx) =>
       try {
         target = new URL(o.forwardTo as string)
       } catch {
-        throw usage(`--forward-to must be an absolute URL, got ${JSON.stringify(o.forwardTo)}`)
+        target = new URL("invalid:")
+      }
+      if (target.protocol !== "http:" && target.protocol !== "https:") {
+        throw usage(`--forward-to must be an absolute http(s) URL such as http://localhost:3000/webhooks, got ${JSON.stringify(o.forwardTo)}`)
       }
       const profile = await ctx.profile()
       let secret = (o.secret as string | undefined) ?? profile.listen_secret

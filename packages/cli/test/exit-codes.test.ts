@@ -1,0 +1,80 @@
+import { createServer } from "node:net"
+import { describe, expect, it } from "vitest"
+import { cli } from "./support/cli.js"
+import * as f from "./support/fixtures.js"
+import { mockApi } from "./support/mock-api.js"
+
+const api = mockApi()
+const issue = { loc: ["body", "to"], msg: "must not be empty", type: "value_error", input: "", ctx: {} }
+
+describe("exit codes", () => {
+  it.each([
+    ["a 401 from the API", 401, f.unauthorized, 4, /API key missing, invalid, inactive or expired.*platform login/],
+    ["a 422 from the API", 422, { detail: [issue] }, 1, /invalid \(422\)[\s\S]*body\.to: must not be empty/],
+    ["a 404 from the API", 404, { detail: { code: "not_found", message: "not found" } }, 1, /404 not_found: not found/],
+    ["a 403 missing scope", 403, { detail: { code: "missing_scope", message: "the API key lacks the scope", required_scope: "send:messages" } }, 1, /send:messages scope/]
+  ] as const)("%s exits %i with a diagnosis on stderr", async (_name, status, body, code, message) => {
+    api.on("post", "/platform/v1/messages", { status, json: body, headers: { "x-request-id": "req_9" } })
+    const ran = await cli(["send", "text", "--channel", "7", "--to", "1555", "--text", "hi"])
+    expect(ran.code).toBe(code)
+    expect(ran.stdout).toBe("")
+    expect(ran.stderr).toMatch(message)
+    expect(ran.stderr).toContain("request id: req_9")
+  })
+
+  it("--json errors go to stderr as one JSON object and stdout stays empty", async () => {
+    api.on("post", "/platform/v1/messages", { status: 422, json: { detail: [issue] } })
+    const ran = await cli(["send", "text", "--channel", "7", "--to", "1555", "--text", "hi", "--json"])
+    expect(ran.code).toBe(1)
+    expect(ran.stdout).toBe("")
+    expect(JSON.parse(ran.stderr)).toMatchObject({ error: { exit_code: 1, status: 422, code: "validation_error", body: { detail: [issue] } } })
+  })
+
+  it.each([
+    ["an unknown command", ["sned"], /unknown command 'sned'/],
+    ["an unknown option", ["channels", "list", "--bogus"], /unknown option '--bogus'/],
+    ["a missing required option", ["send", "text", "--channel", "7", "--to", "1555"], /required option '--text <text>' not specified/],
+    ["a non-numeric id", ["subscriptions", "get", "abc"], /must be a whole number/],
+    ["an invalid choice", ["send", "media", "--channel", "7", "--to", "1", "--type", "gif", "--id", "m"], /Allowed choices are image, video, audio, document, sticker/],
+    ["two media sources", ["send", "media", "--channel", "7", "--to", "1", "--type", "image", "--id", "m", "--link", "https://x.test/a.png"], /exactly one of --link, --id or --file/],
+    ["an update without fields", ["subscriptions", "update", "11"], /nothing to update/],
+    ["a relative --forward-to", ["listen", "--forward-to", "localhost:3000"], /must be an absolute URL|--forward-to/],
+    ["an unknown help topic", ["help", "nope"], /no help topic or command "nope"/]
+  ] as const)("%s is a usage error (exit 2) and calls no API", async (_name, argv, message) => {
+    const ran = await cli(argv)
+    expect(ran.code).toBe(2)
+    expect(ran.stderr).toMatch(message)
+    expect(api.calls).toHaveLength(0)
+  })
+
+  it("no API key anywhere exits 4 and says how to configure one", async () => {
+    const ran = await cli(["channels", "list"], { env: { PLATFORM_API_KEY: undefined } })
+    expect(ran.code).toBe(4)
+    expect(ran.stderr).toMatch(/No API key.*--api-key.*PLATFORM_API_KEY.*platform login/)
+  })
+
+  it("an unreachable server exits 1 and names the cause", async () => {
+    const port = await new Promise<number>((resolve) => {
+      const server = createServer().listen(0, "127.0.0.1", () => {
+        const { port } = server.address() as { port: number }
+        server.close(() => resolve(port))
+      })
+    })
+    const ran = await cli(["channels", "list"], { env: { PLATFORM_BASE_URL: `http://127.0.0.1:${port}` } })
+    expect(ran.code).toBe(1)
+    expect(ran.stderr).toMatch(/could not reach the API: Connection error: .*ECONNREFUSED/)
+  }, 20_000)
+
+  it.each([
+    [["--help"], /Usage: platform/],
+    [["--version"], /^0\.1\.0/],
+    [["help", "send"], /Usage: platform send/],
+    [["help", "send", "text"], /--preview-url/],
+    [["help", "environment"], /flag > environment variable >\s+profile in the config file > default[\s\S]*PLATFORM_API_KEY[\s\S]*NO_COLOR[\s\S]*0600/],
+    [["help", "exit-codes"], /0 +success[\s\S]*2 +usage[\s\S]*4 +authentication[\s\S]*130 +interrupted/]
+  ] as const)("platform %j prints help on stdout and exits 0", async (argv, text) => {
+    const ran = await cli(argv)
+    expect(ran.code).toBe(0)
+    expect(ran.stdout).toMatch(text)
+  })
+})
