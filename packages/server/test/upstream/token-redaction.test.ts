@@ -6,7 +6,7 @@ import { delay, http, HttpResponse } from "msw"
 import { setupServer } from "msw/node"
 import { AppConfig } from "../../src/config.js"
 import type { ChannelCredentials } from "../../src/upstream/credentials.js"
-import { toSendErrorBody, type UpstreamFailure } from "../../src/upstream/errors.js"
+import { toSendErrorBody, type UpstreamFailure, type UpstreamRequestInvalid } from "../../src/upstream/errors.js"
 import { Upstream } from "../../src/upstream/upstream.js"
 import { GRAPH, VERSION } from "../fixtures/meta/index.js"
 
@@ -81,14 +81,14 @@ describe("the channel token never leaks", () => {
         const exit = yield* Effect.exit(Effect.flatMap(Upstream, run))
         expect(Exit.isFailure(exit)).toBe(true)
         if (!Exit.isFailure(exit)) return
-        const error = Cause.squash(exit.cause) as UpstreamFailure
+        const error = Cause.squash(exit.cause) as UpstreamFailure | UpstreamRequestInvalid
         const surfaces = [
           JSON.stringify(error),
           inspect(error, { depth: 10 }),
           String(error),
           error.message,
           Cause.pretty(exit.cause),
-          "_tag" in error && error._tag !== "UpstreamRequestInvalid" ? JSON.stringify(toSendErrorBody(error)) : "",
+          error._tag !== "UpstreamRequestInvalid" ? JSON.stringify(toSendErrorBody(error)) : "",
           ...logs
         ]
         expect(logs.length).toBeGreaterThan(0)
