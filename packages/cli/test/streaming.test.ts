@@ -1,0 +1,154 @@
+import { verify, verifyAndParse, verifyStandard } from "@platform/webhook-verify"
+import { createServer, type IncomingHttpHeaders } from "node:http"
+import type { AddressInfo } from "node:net"
+import { afterEach, describe, expect, it } from "vitest"
+import { cli, configHome } from "./support/cli.js"
+import * as f from "./support/fixtures.js"
+import { mockApi } from "./support/mock-api.js"
+
+const api = mockApi()
+const sse = (e: { id: string; event: string }) => `id: ${e.id}\nevent: ${e.event}\ndata: ${JSON.stringify(e)}\n\n`
+
+interface Received {
+  readonly headers: IncomingHttpHeaders
+  readonly body: string
+}
+
+/** A real loopback receiver that records each POST and answers with `status`. */
+const receiver = async (status = 200) => {
+  const received: Received[] = []
+  let notify: () => void = () => undefined
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = []
+    req.on("data", (c: Buffer) => chunks.push(c))
+    req.on("end", () => {
+      received.push({ headers: req.headers, body: Buffer.concat(chunks).toString("utf8") })
+      res.writeHead(status).end("ok")
+      notify()
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  closers.push(() => new Promise((resolve) => server.close(() => resolve())))
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`,
+    received,
+    /** Resolves once `n` requests have arrived. */
+    waitFor: (n: number) =>
+      new Promise<void>((resolve) => {
+        const check = () => (received.length >= n ? resolve() : undefined)
+        notify = check
+        check()
+      })
+  }
+}
+const closers: Array<() => Promise<void>> = []
+afterEach(async () => {
+  for (const close of closers.splice(0)) await close()
+})
+
+describe("listen", () => {
+  it("forwards a streamed event to a loopback receiver, signed so that @platform/webhook-verify accepts it", async () => {
+    const target = await receiver(200)
+    const second = { ...f.envelope, id: "evt_ffffffffffffffffffffffffffffffff", event: "message.read" }
+    api.on("get", "/platform/v1/events/stream", { sse: [": connected\n\n", sse(f.envelope), sse(second)], hold: true })
+    const controller = new AbortController()
+    const home = configHome()
+    const running = cli(["listen", "--forward-to", target.url, "--events", "message.received,message.read"], { signal: controller.signal, env: { XDG_CONFIG_HOME: home } })
+    await target.waitFor(2)
+    await new Promise((r) => setTimeout(r, 50))
+    controller.abort()
+    const ran = await running
+
+    expect(ran.code).toBe(130)
+    const secret = /signing secret is (whsec_\S+)/.exec(ran.stderr)?.[1]
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/)
+    expect(api.calls[0]!.query).toEqual({ event_types: "message.received,message.read" })
+
+    const [first] = target.received
+    expect(first!.body).toBe(JSON.stringify(f.envelope))
+    expect(first!.headers["x-platform-event"]).toBe("message.received")
+    expect(first!.headers["x-platform-event-id"]).toBe(f.envelope.id)
+    expect(first!.headers["x-platform-delivery-id"]).toBe("1")
+    expect(await verify(secret!, first!.body, first!.headers["x-platform-signature"] as string)).toEqual({ ok: true, secretIndex: 0 })
+    expect(await verifyStandard(secret!, first!.body, first!.headers as Record<string, string>)).toMatchObject({ ok: true })
+    const parsed = await verifyAndParse(secret!, first!.body, first!.headers["x-platform-signature"] as string)
+    expect(parsed).toMatchObject({ ok: true })
+    expect(await verify("whsec_d3Jvbmcgc2VjcmV0", first!.body, first!.headers["x-platform-signature"] as string)).toMatchObject({ ok: false, reason: "signature_mismatch" })
+
+    expect(ran.stdout).toMatch(new RegExp(`--> message\\.received \\[${f.envelope.id}\\]`))
+    expect(ran.stdout).toMatch(new RegExp(`<-- \\[200\\] POST ${target.url.replace(/[.]/g, "\\.")} \\[${f.envelope.id}\\]`))
+    expect(ran.stdout).toMatch(/--> message\.read/)
+  })
+
+  it("reuses the profile's secret on the next run, so the receiver keeps working", async () => {
+    const home = configHome()
+    const first = await cli(["listen", "--forward-to", "http://127.0.0.1:9/x", "--print-secret"], { env: { XDG_CONFIG_HOME: home } })
+    const again = await cli(["listen", "--forward-to", "http://127.0.0.1:9/x", "--print-secret"], { env: { XDG_CONFIG_HOME: home } })
+    expect(first.stdout.trim()).toMatch(/^whsec_/)
+    expect(again.stdout).toBe(first.stdout)
+  })
+
+  it("--json prints one object per forwarded event with the receiver's status", async () => {
+    const target = await receiver(500)
+    api.on("get", "/platform/v1/events/stream", { sse: [sse(f.envelope)], hold: true })
+    const controller = new AbortController()
+    const running = cli(["listen", "--forward-to", target.url, "--json"], { signal: controller.signal })
+    await target.waitFor(1)
+    await new Promise((r) => setTimeout(r, 50))
+    controller.abort()
+    const ran = await running
+    const lines = ran.stdout.trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>)
+    expect(lines).toEqual([expect.objectContaining({ event_id: f.envelope.id, event: "message.received", status: 500, forward_to: target.url })])
+  })
+})
+
+describe("events tail", () => {
+  it("--json prints each envelope as one JSON object per line, and Ctrl-C exits 130", async () => {
+    const second = { ...f.envelope, id: "evt_ffffffffffffffffffffffffffffffff", event: "message.read" }
+    api.on("get", "/platform/v1/events/stream", { sse: [sse(f.envelope), sse(second)], hold: true })
+    const controller = new AbortController()
+    let out = ""
+    const running = cli(["events", "tail", "--json", "--channel", "7"], { signal: controller.signal })
+    for (let i = 0; i < 100 && api.calls.length === 0; i++) await new Promise((r) => setTimeout(r, 10))
+    await new Promise((r) => setTimeout(r, 100))
+    controller.abort()
+    const ran = await running
+    out = ran.stdout
+    expect(ran.code).toBe(130)
+    expect(out.trim().split("\n").map((l) => JSON.parse(l) as unknown)).toEqual([f.envelope, second])
+    expect(api.calls[0]!.query).toEqual({ channel_id: "7" })
+  })
+
+  it("prints one line per event for people", async () => {
+    api.on("get", "/platform/v1/events/stream", { sse: [sse(f.envelope)], hold: true })
+    const controller = new AbortController()
+    const running = cli(["events", "tail"], { signal: controller.signal })
+    await new Promise((r) => setTimeout(r, 150))
+    controller.abort()
+    const ran = await running
+    expect(ran.stdout).toMatch(/message\.received\s+ch 7\s+from 15550001111 text "héllo ✓"\s+evt_0123456789abcdef0123456789abcdef/)
+  })
+})
+
+describe("deliveries tail", () => {
+  it("prints one line per new attempt (time, status, HTTP status, event type, latency) and skips history", async () => {
+    const old = { ...f.delivery, id: 20 }
+    const pending = { ...f.delivery, id: 21, status: "pending", attempts: 0, response_status: null, delivered_at: null }
+    const failedOnce = { ...pending, status: "pending", attempts: 1, response_status: 503 }
+    const delivered = { ...f.delivery, id: 21, attempts: 2 }
+    const page = (...data: unknown[]) => ({ json: { mode: "native", data, has_more: false, next_cursor: null } })
+    api.on("get", "/platform/v1/webhooks/deliveries", page(old), page(pending, old), page(failedOnce, old), page(delivered, old))
+    const controller = new AbortController()
+    const running = cli(["deliveries", "tail", "--interval", "5", "--json", "--subscription", "11"], { signal: controller.signal })
+    for (let i = 0; i < 200 && api.calls.length < 5; i++) await new Promise((r) => setTimeout(r, 5))
+    controller.abort()
+    const ran = await running
+    expect(ran.code).toBe(130)
+    const lines = ran.stdout.trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>)
+    expect(lines.map((l) => [l.id, l.status, l.attempts, l.response_status, l.latency_ms])).toEqual([
+      [21, "pending", 1, 503, null],
+      [21, "delivered", 2, 200, 250]
+    ])
+    expect(api.calls[0]!.query).toEqual({ subscription_id: "11", limit: "100" })
+  })
+})
