@@ -18,6 +18,7 @@ import { AppConfig } from "../config.js"
 import { randomToken } from "../crypto/api-key-format.js"
 import { Secrets } from "../crypto/secrets.js"
 import { checkUrl } from "../delivery/ssrf.js"
+import { ChannelCredentialsCache } from "./channel-credentials.js"
 import { ChannelOnboarding } from "./channel-onboarding.js"
 import { Events } from "./events.js"
 
@@ -75,6 +76,8 @@ const toDashboardChannel = (row: ChannelRow): DashboardChannel => ({
 const isUniqueViolation = (error: unknown) =>
   (error as { cause?: { code?: string } } | undefined)?.cause?.code === "23505"
 
+const LIST_CACHE_MS = 2_000
+
 const alreadyConnected = () => new Conflict({ message: "this upstream identifier is already connected to a channel" })
 
 /** Raw-forward secrets: `whsec_` and 32 random bytes; the HMAC key is the whole string's UTF-8 bytes. */
@@ -92,6 +95,7 @@ export class Channels extends Effect.Service<Channels>()("@platform/server/Chann
     const events = yield* Events
     const onboarding = yield* ChannelOnboarding
     const config = yield* AppConfig
+    const credentials = yield* Effect.serviceOption(ChannelCredentialsCache)
 
     const rows = (accountId: number, type?: ChannelType) =>
       sql<ChannelRow>`
@@ -99,9 +103,29 @@ export class Channels extends Effect.Service<Channels>()("@platform/server/Chann
         where developer_account_id = ${accountId} ${type === undefined ? sql`` : sql`and type = ${type}`}
         order by id desc`.pipe(Effect.orDie)
 
+    /*
+     * The v1 list is read far more often than channels change, so it is cached per
+     * account for LIST_CACHE_MS: every change made here invalidates at once, a change
+     * made by another instance or another module is visible within that time.
+     */
+    const listCache = new Map<number, { readonly channels: ReadonlyArray<Channel>; readonly at: number }>()
+    const invalidate = (accountId: number) => {
+      listCache.delete(accountId)
+    }
+
     /** GET /platform/v1/channels: newest first, never token material. */
     const list = Effect.fn("Channels.list")(function*(accountId: number, type?: ChannelType) {
-      return (yield* rows(accountId, type)).map(toChannel)
+      const hit = listCache.get(accountId)
+      let channels: ReadonlyArray<Channel>
+      if (hit !== undefined && Date.now() - hit.at < LIST_CACHE_MS) {
+        channels = hit.channels
+      } else {
+        const at = Date.now()
+        channels = (yield* rows(accountId)).map(toChannel)
+        if (listCache.size >= 10_000) listCache.clear()
+        listCache.set(accountId, { channels, at })
+      }
+      return type === undefined ? channels : channels.filter((c) => c.type === type)
     })
 
     /** PATCH /platform/v1/channels/{id}/inbound: the kill-switch, for both channel kinds. */
@@ -110,6 +134,7 @@ export class Channels extends Effect.Service<Channels>()("@platform/server/Chann
         update platform_channels set inbound_enabled = ${enabled}, updated_at = now()
         where id = ${channelId} and developer_account_id = ${accountId} and status = 'connected'
         returning ${sql.literal(columns)}`.pipe(Effect.orDie)
+      invalidate(accountId)
       if (row === undefined) return yield* new NotFound({ message: "channel not found" })
       return toChannel(row)
     })
@@ -175,6 +200,7 @@ export class Channels extends Effect.Service<Channels>()("@platform/server/Chann
         })
         return toDashboardChannel(row!)
       })).pipe(
+        Effect.ensuring(Effect.sync(() => invalidate(accountId))),
         Effect.catchTag("SqlError", (e) => isUniqueViolation(e) ? Effect.fail(alreadyConnected()) : Effect.die(e))
       )
 
@@ -220,13 +246,14 @@ export class Channels extends Effect.Service<Channels>()("@platform/server/Chann
           where id = ${channelId} and developer_account_id = ${accountId} and status = 'connected'
           returning id, type, phone_number_id, social_id`
         if (row === undefined) return yield* new NotFound({ message: "channel not found" })
+        if (credentials._tag === "Some") yield* credentials.value.invalidate(row.id)
         yield* events.write({
           event: "channel.disconnected",
           developer_account_id: accountId,
           platform_channel_id: row.id,
           data: { channel_id: row.id, channel_type: row.type, meta_identifier_suffix: identifierSuffix(identifierOf(row)) }
         })
-      })).pipe(Effect.catchTag("SqlError", Effect.die))
+      })).pipe(Effect.catchTag("SqlError", Effect.die), Effect.ensuring(Effect.sync(() => invalidate(accountId))))
     })
 
     /**
@@ -271,6 +298,7 @@ export class Channels extends Effect.Service<Channels>()("@platform/server/Chann
             ${secretColumn === undefined ? sql`` : sql`, webhook_secret_encrypted = ${secretColumn}`}
           where id = ${channelId} and developer_account_id = ${accountId} and status = 'connected'
           returning webhook_url, webhook_secret_encrypted is not null as has_secret`.pipe(Effect.orDie)
+        invalidate(accountId)
         if (row === undefined) return yield* new NotFound({ message: "channel not found" })
         return {
           channel_id: channelId,
@@ -281,6 +309,6 @@ export class Channels extends Effect.Service<Channels>()("@platform/server/Chann
       }
     )
 
-    return { list, setInbound, listDashboard, connectChat, connectSocial, disconnect, configureWebhook } as const
+    return { list, invalidate, setInbound, listDashboard, connectChat, connectSocial, disconnect, configureWebhook } as const
   })
 }) {}

@@ -40,7 +40,8 @@ layer(AuthTestServer(), { timeout: 60_000 })("cross-account isolation", (it) => 
   it.effect("every attempt by B on A's ids is the same 404 as on an id that does not exist, and changes nothing", () =>
     Effect.gen(function*() {
       const { a, aChannel, aKey, aMemberId, b, bKey } = yield* setup
-      const attempts: ReadonlyArray<(id: { key: number; channel: number; member: number }) => Effect.Effect<{ status: number; text: string }>> = [
+      type Ids = { readonly key: number; readonly channel: number; readonly member: number }
+      const attempts: ReadonlyArray<(id: Ids) => ReturnType<typeof request>> = [
         ({ key }) => request("PATCH", `${D}/api-keys/${key}`, { cookie: b.cookie, body: { is_active: false } }),
         ({ key }) => request("DELETE", `${D}/api-keys/${key}`, { cookie: b.cookie }),
         ({ channel }) => request("DELETE", `${D}/channels/${channel}`, { cookie: b.cookie }),
