@@ -45,6 +45,11 @@ const DELIVERIES_CHANNEL = "platform_deliveries"
 export class DeliveryWakeup extends Effect.Service<DeliveryWakeup>()("@platform/server/DeliveryWakeup", {
   scoped: Effect.gen(function*() {
     const pg = yield* PgClient.PgClient
+    // Embedded PGlite is one process by construction, and its socket server mixes
+    // asynchronous notifications into other connections' protocol streams: there,
+    // the in-process pulses are the whole mechanism.
+    const [server] = yield* pg<{ version: string }>`select version() as version`.pipe(Effect.orDie)
+    const crossProcess = !/PGlite/i.test(server?.version ?? "")
     const events = new Pulse()
     const deliveries = new Pulse()
     const buffer = new Pulse()
@@ -57,21 +62,22 @@ export class DeliveryWakeup extends Effect.Service<DeliveryWakeup>()("@platform/
           Effect.forever,
           Effect.forkScoped
         )
-        return () => Queue.unsafeOffer(queue, undefined)
+        return crossProcess ? () => Queue.unsafeOffer(queue, undefined) : () => {}
       })
     const notifyEvents = yield* notifier(EVENTS_CHANNEL)
     const notifyDeliveries = yield* notifier(DELIVERIES_CHANNEL)
 
-    // Other processes' writes. PGlite (single process) may not support LISTEN; then
-    // the in-process pulses and the sweeps are all there is, which is all it needs.
+    // Other processes' writes.
     const listen = (channel: string, pulse: Pulse) =>
       pg.listen(channel).pipe(
         Stream.runForEach(() => Effect.sync(() => pulse.fire())),
         Effect.catchAll((e) => Effect.logDebug(`LISTEN ${channel} unavailable`, e)),
         Effect.forkScoped
       )
-    yield* listen(EVENTS_CHANNEL, events)
-    yield* listen(DELIVERIES_CHANNEL, deliveries)
+    if (crossProcess) {
+      yield* listen(EVENTS_CHANNEL, events)
+      yield* listen(DELIVERIES_CHANNEL, deliveries)
+    }
 
     return {
       events,

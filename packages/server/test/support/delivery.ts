@@ -6,12 +6,26 @@ import { Secrets } from "../../src/crypto/secrets.js"
 import { newSubscriptionSecret } from "../../src/delivery/signer.js"
 import { Events } from "../../src/domain/events.js"
 import { DeliveryEngineLive } from "../../src/workers/delivery-workers.js"
+import { embeddedConnection, migrate, pgLayer } from "../../src/db/client.js"
 import { TestDatabase } from "./database.js"
+
+/*
+ * PGLiteSocketServer queues protocol messages one by one across connections, so
+ * two connections' Parse/Bind/Execute sequences can interleave ("bind message
+ * supplies 18 parameters, but prepared statement requires 1"). Embedded runs of
+ * the engine's tests therefore use one connection; real Postgres gets a pool.
+ */
+const EngineDatabase = process.env.DATABASE_URL
+  ? TestDatabase
+  : Layer.unwrapScoped(Effect.map(
+    embeddedConnection({}),
+    (connection) => Layer.effectDiscard(migrate).pipe(Layer.provideMerge(pgLayer(connection, 1)))
+  ))
 
 /** The delivery engine (no workers) over a fresh test database; loopback receivers allowed. */
 export const TestEngine = DeliveryEngineLive.pipe(
   Layer.provideMerge(Events.Default),
-  Layer.provideMerge(TestDatabase),
+  Layer.provideMerge(EngineDatabase),
   Layer.provideMerge(AppConfig.layerWith({ LOG_LEVEL: "warning" }))
 )
 
@@ -49,7 +63,7 @@ export const createSubscription = (f: SubscriptionFixture) =>
         (developer_account_id, platform_channel_id, target_url, event_types, custom_headers, buffer_window_seconds,
          buffer_max_batch, inactivity_minutes, secret_encrypted)
       values (${f.accountId}, ${f.channelId ?? null}, ${f.url}, ${[...(f.eventTypes ?? [])]}::text[],
-              ${f.customHeaders ? sql.json(f.customHeaders) : null}, ${f.bufferWindowSeconds ?? null},
+              ${f.customHeaders ? JSON.stringify(f.customHeaders) : null}::jsonb, ${f.bufferWindowSeconds ?? null},
               ${f.bufferMaxBatch ?? null}, ${f.inactivityMinutes ?? null}, ${secrets.encrypt(secret)})
       returning id`
     return { id: row!.id, secret }

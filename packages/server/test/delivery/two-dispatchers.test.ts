@@ -1,0 +1,52 @@
+import { SqlClient } from "@effect/sql"
+import { expect, layer } from "@effect/vitest"
+import { Duration, Effect, Layer } from "effect"
+import { AutoPause } from "../../src/delivery/auto-pause.js"
+import { Dispatcher } from "../../src/delivery/dispatcher.js"
+import { FanOut } from "../../src/delivery/fan-out.js"
+import { createAccount, createSubscription, TestEngine, writeMessageEvent } from "../support/delivery.js"
+import { eventually, startReceiver } from "../support/receiver.js"
+
+/** A second, independent dispatcher (own service instance, own caches) over the same database. */
+const secondDispatcher = Effect.gen(function*() {
+  const context = yield* Layer.build(Dispatcher.Default.pipe(Layer.provide(AutoPause.Default)))
+  return yield* Effect.provide(Dispatcher, context)
+})
+
+const loop = (dispatcher: Dispatcher, until: () => boolean) =>
+  Effect.gen(function*() {
+    while (!until()) {
+      const r = yield* dispatcher.runOnce(25)
+      if (r.claimed === 0) yield* Effect.sleep(Duration.millis(5))
+    }
+  })
+
+layer(TestEngine, { excludeTestServices: true })("two dispatchers over one database", (it) => {
+  it.scoped("every delivery is POSTed exactly once when two dispatchers with four loops each compete", () =>
+    Effect.gen(function*() {
+      const receiver = yield* startReceiver(() => ({ status: 200, delayMs: 2 }))
+      const { accountId, channelId } = yield* createAccount()
+      yield* createSubscription({ accountId, url: receiver.url })
+      const total = 400
+      for (let i = 0; i < total; i++) {
+        yield* writeMessageEvent({ accountId, channelId, peer: i % 3 === 0 ? `peer-${i % 20}` : `solo-${i}` })
+      }
+      yield* (yield* FanOut).drain()
+      const a = yield* Dispatcher
+      const b = yield* secondDispatcher
+      expect(a).not.toBe(b)
+      const done = () => receiver.received.length >= total
+      yield* Effect.all([loop(a, done), loop(a, done), loop(a, done), loop(a, done), loop(b, done), loop(b, done),
+        loop(b, done), loop(b, done)], { concurrency: "unbounded" }).pipe(Effect.timeout(Duration.seconds(60)))
+      const sql = yield* SqlClient.SqlClient
+      yield* eventually(Effect.map(
+        sql<{ n: number }>`select count(*)::int as n from webhook_deliveries where status = 'delivered'`.pipe(Effect.orDie),
+        ([r]) => r!.n === total ? true : undefined
+      ))
+      const ids = receiver.received.map((r) => r.headers["x-platform-delivery-id"])
+      expect(ids).toHaveLength(total)
+      expect(new Set(ids).size).toBe(total)
+      const [attempts] = yield* sql<{ n: number }>`select count(*)::int as n from delivery_attempts`
+      expect(attempts!.n).toBe(total)
+    }))
+})
