@@ -1,6 +1,6 @@
 import { SqlClient, SqlError } from "@effect/sql"
 import { API_VERSION, PLAN_LIMITS, PlanNames } from "@platform/shared"
-import { Clock, Effect, Schedule } from "effect"
+import { Clock, Duration, Effect, Schedule } from "effect"
 import { currentPeriod } from "../domain/usage.js"
 import type { InboundPlan } from "./plan.js"
 import { statusRankSql, STATUS_EVENTS } from "./statuses.js"
@@ -62,7 +62,7 @@ const messageData = (m: string, peer: string, extra = "") =>
  * make the loser's messages point at an id that was never inserted; its
  * foreign key fails, the statement rolls back and is simply run again.
  */
-const buildStatement = (plan: InboundPlan): string => {
+export const buildStatement = (plan: InboundPlan): string => {
   const M = plan.messages.length > 0
   const S = plan.statuses.length > 0
   const T = plan.templates.length > 0
@@ -92,17 +92,21 @@ m_demand as (
 ),
 m_quota as (
   insert into usage_counters as u (developer_account_id, period, metric, used)
-  select account_id, :period::date, 'inbound_messages', n from m_demand where n <= max
+  select account_id, :period::date, 'inbound_messages', n from m_demand where :exact::boolean and n <= max
   on conflict (developer_account_id, period, metric) do update set used = u.used + excluded.used
   where u.used + excluded.used <= (select d.max from m_demand d where d.account_id = u.developer_account_id)
-  returning developer_account_id
+  returning developer_account_id, used
+),
+m_allowed as (
+  select developer_account_id from m_quota
+  union all select account_id from m_demand where not :exact::boolean
 ),
 m_ok as (
-  select f.* from m_fresh f where f.kind = 'echo' or f.account_id in (select developer_account_id from m_quota)
+  select f.* from m_fresh f where f.kind = 'echo' or f.account_id in (select developer_account_id from m_allowed)
 ),
 m_refused as (
   select distinct f.channel_id from m_fresh f
-  where f.kind = 'message' and f.account_id not in (select developer_account_id from m_quota)
+  where f.kind = 'message' and f.account_id not in (select developer_account_id from m_allowed)
 ),
 m_chat_contacts as (
   insert into contacts as k (developer_account_id, platform_channel_id, chat_id, business_scoped_user_id, phone, username, profile_name)
@@ -294,7 +298,9 @@ select
   ${M ? "exists (select 1 from m_refused)" : "false"} as refused,
   ${S ? "(select coalesce(jsonb_agg(mid), '[]'::jsonb) from s_unknown)" : "'[]'::jsonb"} as unknown_statuses,
   ${F ? "(select coalesce(jsonb_agg(to_jsonb(f)), '[]'::jsonb) from f_ins f)" : "'[]'::jsonb"} as deliveries,
-  ${events.length > 0 ? "(select count(*) from ev)::int" : "0"} as events`
+  ${events.length > 0 ? "(select count(*) from ev)::int" : "0"} as events,
+  ${M ? `(select coalesce(jsonb_agg(jsonb_build_object('account_id', d.account_id, 'n', d.n, 'max', d.max, 'used', q.used)), '[]'::jsonb)
+    from m_demand d left join m_quota q on q.developer_account_id = d.account_id)` : "'[]'::jsonb"} as demand`
 }
 
 interface ResultRow {
@@ -303,6 +309,15 @@ interface ResultRow {
   readonly unknown_statuses: ReadonlyArray<string> | string
   readonly deliveries: ReadonlyArray<Omit<CreatedDelivery, "webhook_secret_encrypted"> & { webhook_secret_encrypted: string | null }> | string
   readonly events: number
+  readonly demand: ReadonlyArray<Demand> | string
+}
+
+interface Demand {
+  readonly account_id: number
+  readonly n: number
+  readonly max: number
+  /** The counter after an exact consume; null when refused or not counted exactly. */
+  readonly used: number | null
 }
 
 const json = <A>(v: A | string): A => (typeof v === "string" ? (JSON.parse(v) as A) : v)
@@ -341,18 +356,104 @@ const isRetryable = (error: SqlError.SqlError): boolean => {
   return code === "23503" || code === "23505" || code === "40001" || code === "40P01"
 }
 
+/*
+ * The inbound quota without a hot row. Counting every message with an UPDATE of
+ * the account's usage_counters row inside the inbound statement serializes all
+ * of that account's POSTs on one row lock held through each commit's fsync (a
+ * few hundred messages/s at best). So, far below the cap, the statement only
+ * admits the messages and this ledger adds them to the counter in one UPDATE
+ * every 100 ms (a crash may forget up to that much usage, never over-count).
+ * Near the cap (within 5%, at least 50 messages), on a cache miss and every
+ * 5 s, the statement consumes exactly with the conditional upsert that can
+ * never overshoot; those exact answers refresh the cached counter.
+ */
+const FLUSH_INTERVAL = Duration.millis(100)
+const CACHE_TTL_MS = 5_000
+const marginOf = (max: number) => Math.max(50, Math.ceil(max * 0.05))
+
+interface CachedUsage {
+  used: number
+  readonly max: number
+  readonly period: string
+  readonly expires: number
+}
+
 /** Writes everything one Meta POST carries, as one statement (see `buildStatement`). */
 export class InboundStore extends Effect.Service<InboundStore>()("@platform/server/InboundStore", {
-  effect: Effect.gen(function*() {
+  scoped: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const usage = new Map<number, CachedUsage>()
+    let pending = new Map<string, { account: number; period: string; n: number }>()
+    const unflushed = new Map<number, number>()
+
+    const addPending = (account: number, period: string, n: number) => {
+      const key = `${account}|${period}`
+      const cur = pending.get(key)
+      if (cur === undefined) pending.set(key, { account, period, n })
+      else cur.n += n
+      unflushed.set(account, (unflushed.get(account) ?? 0) + n)
+    }
+
+    const flush = Effect.gen(function*() {
+      if (pending.size === 0) return
+      const batch = [...pending.values()]
+      pending = new Map()
+      const rows = yield* sql<{ developer_account_id: number; used: number }>`
+        insert into usage_counters as u (developer_account_id, period, metric, used)
+        select x.account, x.period::date, 'inbound_messages', x.n
+        from jsonb_to_recordset(${JSON.stringify(batch)}::jsonb) as x(account bigint, period text, n bigint)
+        on conflict (developer_account_id, period, metric) do update set used = u.used + excluded.used
+        returning developer_account_id, used`.pipe(
+        Effect.onError(() => Effect.sync(() => {
+          for (const b of batch) {
+            const key = `${b.account}|${b.period}`
+            const cur = pending.get(key)
+            if (cur === undefined) pending.set(key, { ...b })
+            else cur.n += b.n
+          }
+        }))
+      )
+      for (const b of batch) {
+        const left = (unflushed.get(b.account) ?? 0) - b.n
+        if (left > 0) unflushed.set(b.account, left)
+        else unflushed.delete(b.account)
+      }
+      for (const r of rows) {
+        const cached = usage.get(r.developer_account_id)
+        if (cached !== undefined) cached.used = r.used
+      }
+    })
+    yield* flush.pipe(
+      Effect.catchAllCause((cause) => Effect.logWarning("inbound usage flush failed; retrying", cause)),
+      Effect.zipRight(Effect.sleep(FLUSH_INTERVAL)),
+      Effect.forever,
+      Effect.forkScoped
+    )
+    yield* Effect.addFinalizer(() => flush.pipe(Effect.ignore))
+
+    /** Whether every account of the plan is far enough below its cap to be counted after the fact. */
+    const countLater = (plan: InboundPlan, period: string): boolean => {
+      const demand = new Map<number, number>()
+      for (const m of plan.messages) if (m.kind === "message") demand.set(m.account_id, (demand.get(m.account_id) ?? 0) + 1)
+      const now = Date.now()
+      for (const [account, n] of demand) {
+        const cached = usage.get(account)
+        if (cached === undefined || cached.expires <= now || cached.period !== period) return false
+        if (cached.used + (unflushed.get(account) ?? 0) + n > cached.max - marginOf(cached.max)) return false
+      }
+      return true
+    }
 
     const persist = Effect.fn("InboundStore.persist")(function*(plan: InboundPlan, options: PersistOptions) {
       const nowMs = yield* Clock.currentTimeMillis
       const now = new Date(nowMs)
+      const period = currentPeriod(now)
+      const exact = !countLater(plan, period)
       const statement = buildStatement(plan)
       const { text, params } = bind(statement, {
         now: now.toISOString(),
-        period: currentPeriod(now),
+        period,
+        exact,
         messages: jsonbRows(plan.messages),
         statuses: jsonbRows(plan.statuses),
         templates: jsonbRows(plan.templates),
@@ -366,6 +467,17 @@ export class InboundStore extends Effect.Service<InboundStore>()("@platform/serv
         Effect.orDie
       )
       const row = rows[0]!
+      for (const d of json(row.demand)) {
+        if (!exact) addPending(d.account_id, period, d.n)
+        else {
+          usage.set(d.account_id, {
+            used: d.used ?? d.max,
+            max: d.max,
+            period,
+            expires: Date.now() + CACHE_TTL_MS
+          })
+        }
+      }
       const deliveries = json(row.deliveries).map((d) => ({
         ...d,
         webhook_secret_encrypted: byteaOf(d.webhook_secret_encrypted)
@@ -379,6 +491,6 @@ export class InboundStore extends Effect.Service<InboundStore>()("@platform/serv
       } satisfies PersistResult
     })
 
-    return { persist } as const
+    return { persist, flushUsage: flush } as const
   })
 }) {}

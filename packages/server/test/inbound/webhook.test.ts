@@ -328,4 +328,15 @@ layer(TestInbound(), { excludeTestServices: true })("/webhook/incoming", (it) =>
       const [u] = yield* rows<any>((sql) => sql`select used from usage_counters where developer_account_id = ${ch.accountId}`)
       expect(u.used).toBe(1000)
     }))
+
+  it.effect("far below the cap, messages counted after the fact still reach the usage counter exactly", () =>
+    Effect.gen(function*() {
+      const ch = yield* createChannel({ plan: "pro" })
+      for (let i = 0; i < 6; i++) expect((yield* postInbound(inboundText(ch.line, "5511900000020", `n${i}`))).status).toBe(200)
+      yield* postInbound(inboundText(ch.line, "5511900000020", "n0 again", { id: "wamid.same" }))
+      yield* postInbound(inboundText(ch.line, "5511900000020", "n0 again", { id: "wamid.same" }))
+      yield* Effect.promise(() => new Promise((r) => setTimeout(r, 400)))
+      const [u] = yield* rows<any>((sql) => sql`select used from usage_counters where developer_account_id = ${ch.accountId}`)
+      expect(u.used).toBe(7)
+    }))
 })
