@@ -89,7 +89,7 @@ export const startReceiver = (answer: (request: Received) => Answer = () => ({ s
   ).pipe(Effect.map(({ receiver }) => receiver))
 
 /** Waits (real time, polling) until `check` holds; for state written by background fibers. */
-export const eventually = <A>(check: Effect.Effect<A | undefined>, timeoutMs = 10_000) =>
+export const eventually = <A, R>(check: Effect.Effect<A | undefined, never, R>, timeoutMs = 10_000) =>
   Effect.gen(function*() {
     const deadline = Date.now() + timeoutMs
     for (;;) {
