@@ -6,23 +6,32 @@ import { createServer, type Server } from "node:http"
 import { ApiKeyAuthLive } from "../auth/api-key-auth.js"
 import { DashboardAuthLive, SameOriginLive } from "../auth/dashboard-auth.js"
 import { AppConfig } from "../config.js"
+import { DeliveryDomainLive } from "../domain/delivery-layer.js"
 import { DomainLive } from "../domain/layer.js"
 import { InboundLive } from "../inbound/route.js"
 import { ChannelsLive } from "./channels.js"
+import { ConversationsLive } from "./conversations.js"
 import { DashboardAccountLive } from "./dashboard-account.js"
 import { DashboardApiKeysLive } from "./dashboard-api-keys.js"
 import { DashboardChannelsLive } from "./dashboard-channels.js"
 import { DashboardSessionLive } from "./dashboard-session.js"
 import { DashboardTeamLive } from "./dashboard-team.js"
+import { EventsStreamLive } from "./events-stream.js"
 import { HealthLive } from "./health.js"
 import { RequestContextMiddleware, requestsInFlight } from "./request-context.js"
 import { ValidationMiddleware } from "./validation.js"
+import { DeliveriesLive } from "./webhook-deliveries.js"
+import { SubscriptionsLive } from "./webhook-subscriptions.js"
 
 /** Every implemented group of the contract. */
 export const ApiLive = HttpApiBuilder.api(PlatformApi).pipe(
   Layer.provide([
     HealthLive,
     ChannelsLive,
+    SubscriptionsLive,
+    DeliveriesLive,
+    ConversationsLive,
+    EventsStreamLive,
     DashboardSessionLive,
     DashboardAccountLive,
     DashboardApiKeysLive,
@@ -39,7 +48,7 @@ export const HttpAppLive = Layer.mergeAll(
   ValidationMiddleware,
   RequestContextMiddleware,
   InboundLive
-).pipe(Layer.provideMerge(ApiLive), Layer.provideMerge(DomainLive))
+).pipe(Layer.provideMerge(ApiLive), Layer.provideMerge(DeliveryDomainLive), Layer.provideMerge(DomainLive))
 
 const DRAIN_TIMEOUT_MS = 15_000
 

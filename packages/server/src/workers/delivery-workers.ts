@@ -1,6 +1,5 @@
 import { INACTIVITY_SWEEP_INTERVAL_SECONDS, NORMALIZED_STUCK_LEASE_SECONDS } from "@platform/shared"
 import { Clock, Duration, Effect, Layer, Schedule } from "effect"
-import { AppConfig } from "../config.js"
 import { AutoPause } from "../delivery/auto-pause.js"
 import { DeliveryBuffer } from "../delivery/buffer.js"
 import { Dispatcher } from "../delivery/dispatcher.js"
@@ -89,9 +88,5 @@ export const DeliveryEngineLive = Layer.mergeAll(
   Layer.provideMerge(Secrets.Default)
 )
 
-/** The workers of the delivery engine, running only in processes with `runsWorkers` (ROLE all or worker). */
-export const DeliveryWorkersLive = Layer.scopedDiscard(Effect.gen(function*() {
-  const config = yield* AppConfig
-  if (!config.runsWorkers) return
-  yield* deliveryWorkers()
-}))
+/** The workers of the delivery engine with their services; app.ts runs them only where `runsWorkers` (ROLE all or worker). */
+export const DeliveryWorkersLive = Layer.scopedDiscard(deliveryWorkers()).pipe(Layer.provide(DeliveryEngineLive))

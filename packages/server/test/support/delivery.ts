@@ -15,7 +15,7 @@ import { TestDatabase } from "./database.js"
  * supplies 18 parameters, but prepared statement requires 1"). Embedded runs of
  * the engine's tests therefore use one connection; real Postgres gets a pool.
  */
-const EngineDatabase = process.env.DATABASE_URL
+export const EngineDatabase = process.env.DATABASE_URL
   ? TestDatabase
   : Layer.unwrapScoped(Effect.map(
     embeddedConnection({}),

@@ -1,11 +1,15 @@
 import { HttpApi, OpenApi } from "@effect/platform"
 import { ChannelsGroup } from "./channels.js"
+import { ConversationsGroup } from "./conversations.js"
 import { DashboardAccountGroup } from "./dashboard-account.js"
 import { DashboardApiKeysGroup } from "./dashboard-api-keys.js"
 import { DashboardChannelsGroup } from "./dashboard-channels.js"
 import { DashboardSessionGroup } from "./dashboard-session.js"
 import { DashboardTeamGroup } from "./dashboard-team.js"
+import { EventsGroup } from "./events-stream.js"
 import { HealthGroup } from "./health.js"
+import { DeliveriesGroup } from "./webhook-deliveries.js"
+import { SubscriptionsGroup } from "./webhook-subscriptions.js"
 
 /**
  * The whole HTTP contract of the platform. The server implements it, the
@@ -14,6 +18,10 @@ import { HealthGroup } from "./health.js"
 export class PlatformApi extends HttpApi.make("platform")
   .add(HealthGroup)
   .add(ChannelsGroup)
+  .add(SubscriptionsGroup)
+  .add(DeliveriesGroup)
+  .add(ConversationsGroup)
+  .add(EventsGroup)
   .add(DashboardSessionGroup)
   .add(DashboardAccountGroup)
   .add(DashboardApiKeysGroup)

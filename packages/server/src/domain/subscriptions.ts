@@ -1,0 +1,304 @@
+import { SqlClient } from "@effect/sql"
+import {
+  API_VERSION,
+  EventNotConfigured,
+  type EventType,
+  type ListQuery,
+  NotFound,
+  type Page,
+  ValidationFailed,
+  type WebhookSubscription,
+  type WebhookSubscriptionCreate,
+  type WebhookSubscriptionPatch
+} from "@platform/shared"
+import { Clock, Effect } from "effect"
+import { AppConfig } from "../config.js"
+import { Secrets } from "../crypto/secrets.js"
+import { newSubscriptionSecret, stripReservedHeaders } from "../delivery/signer.js"
+import { checkUrl } from "../delivery/ssrf.js"
+import { DeliveryWakeup } from "../delivery/wakeup.js"
+import { type DeliveryRow, deliveryToWire } from "./deliveries.js"
+import { newEventId } from "./events.js"
+import { decodeCursor, toPage } from "./pagination.js"
+
+/** How long the previous secret keeps signing after a rotation. */
+const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
+
+interface SubscriptionRow {
+  readonly id: number
+  readonly developer_account_id: number
+  readonly platform_channel_id: number | null
+  readonly target_url: string
+  readonly description: string | null
+  readonly event_types: ReadonlyArray<string>
+  readonly custom_headers: Record<string, string> | null
+  readonly buffer_window_seconds: number | null
+  readonly buffer_max_batch: number | null
+  readonly inactivity_minutes: number | null
+  readonly is_active: boolean
+  readonly is_paused: boolean
+  readonly paused_reason: string | null
+  readonly failure_count: number
+  readonly last_delivery_at: Date | null
+  readonly created_at: Date
+  readonly updated_at: Date
+}
+
+const COLUMNS = `id, developer_account_id, platform_channel_id, target_url, description, event_types, custom_headers,
+  buffer_window_seconds, buffer_max_batch, inactivity_minutes, is_active, is_paused, paused_reason, failure_count,
+  last_delivery_at, created_at, updated_at`
+
+export const subscriptionToWire = (row: SubscriptionRow, secret?: string): WebhookSubscription => ({
+  id: row.id,
+  developer_account_id: row.developer_account_id,
+  platform_channel_id: row.platform_channel_id,
+  target_url: row.target_url,
+  description: row.description,
+  event_types: row.event_types,
+  custom_headers: row.custom_headers,
+  buffer_window_seconds: row.buffer_window_seconds,
+  buffer_max_batch: row.buffer_max_batch,
+  inactivity_minutes: row.inactivity_minutes,
+  is_active: row.is_active,
+  is_paused: row.is_paused,
+  paused_reason: row.paused_reason,
+  failure_count: row.failure_count,
+  last_delivery_at: row.last_delivery_at?.toISOString() ?? null,
+  created_at: row.created_at.toISOString(),
+  updated_at: row.updated_at.toISOString(),
+  ...(secret === undefined ? {} : { secret })
+})
+
+const invalid = (field: string, msg: string, input: unknown, ctx: Record<string, unknown> = {}) =>
+  new ValidationFailed({ detail: [{ loc: ["body", field], msg, type: "value_error", input: input ?? null, ctx }] })
+
+/** A sample envelope for the test route: realistic data of the type, flagged `_test`. */
+const sampleData = (event: EventType, nowIso: string, channelId: number | null): Record<string, unknown> => {
+  if (event.startsWith("message.")) {
+    return {
+      message_id: 0,
+      conversation_id: 0,
+      peer_id: "15550000000",
+      direction: event === "message.received" ? "inbound" : "outbound",
+      source: event === "message.received" ? "contact" : event === "message.echo" ? "app_echo" : "api",
+      type: "text",
+      text: "This is a test event",
+      has_media: false,
+      media_id: null,
+      status: event === "message.sent" ? "sent" : event === "message.delivered" ? "delivered" :
+        event === "message.read" ? "read" : event === "message.failed" ? "failed" : null,
+      meta_message_id: "wamid.TEST",
+      ...(event === "message.failed"
+        ? {
+          error: {
+            error: "upstream_error",
+            meta_code: 131026,
+            meta_subcode: null,
+            meta_title: "Message undeliverable",
+            message: "Message undeliverable",
+            fbtrace_id: null
+          }
+        }
+        : {}),
+      _test: true
+    }
+  }
+  if (event.startsWith("conversation.")) {
+    return {
+      conversation_id: 0,
+      peer_id: "15550000000",
+      status: event === "conversation.ended" ? "ended" : "active",
+      message_count: 1,
+      last_active_at: nowIso,
+      _test: true
+    }
+  }
+  if (event.startsWith("channel.")) {
+    return { channel_id: channelId ?? 0, channel_type: "chat", meta_identifier_suffix: "0000", _test: true }
+  }
+  return {
+    template_id: 0,
+    name: "test_template",
+    language_code: "en_US",
+    previous_status: "pending",
+    status: "approved",
+    meta_template_id: null,
+    rejection_reason: null,
+    _test: true
+  }
+}
+
+/** Webhook subscriptions (SPEC §2.5, §3.4, §4.5): ownership in every query, secrets encrypted at rest. */
+export class Subscriptions extends Effect.Service<Subscriptions>()("@platform/server/Subscriptions", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const secrets = yield* Secrets
+    const config = yield* AppConfig
+    const wakeup = yield* DeliveryWakeup
+
+    const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
+
+    const checkTarget = (url: string) =>
+      checkUrl(url, { allowLocal: config.unsafeAllowLocalTargets }).pipe(
+        Effect.mapError((e) => invalid("target_url", e.reason, url, { kind: e.kind }))
+      )
+
+    const checkChannel = (accountId: number, channelId: number | null | undefined) =>
+      Effect.gen(function*() {
+        if (channelId === undefined || channelId === null) return
+        const rows = yield* sql`select 1 from platform_channels where id = ${channelId} and developer_account_id = ${accountId}`
+          .pipe(Effect.orDie)
+        if (rows.length === 0) {
+          return yield* invalid("platform_channel_id", "the channel does not exist in this account", channelId)
+        }
+      })
+
+    const cleanHeaders = (headers: Readonly<Record<string, string>> | undefined) =>
+      Effect.gen(function*() {
+        if (headers === undefined) return undefined
+        for (const [name, value] of Object.entries(headers)) {
+          if (!HEADER_NAME.test(name)) return yield* invalid("custom_headers", `"${name}" is not a valid header name`, headers)
+          if (/[\r\n\0]/.test(value)) return yield* invalid("custom_headers", `the value of "${name}" contains a line break`, headers)
+        }
+        return stripReservedHeaders(headers)
+      })
+
+    const find = (accountId: number, id: number) =>
+      sql<SubscriptionRow>`select ${sql.literal(COLUMNS)} from webhook_subscriptions
+        where id = ${id} and developer_account_id = ${accountId}`.pipe(
+        Effect.orDie,
+        Effect.flatMap((rows) => rows[0] === undefined ? Effect.fail(new NotFound()) : Effect.succeed(rows[0]))
+      )
+
+    const create = Effect.fn("Subscriptions.create")(function*(accountId: number, input: WebhookSubscriptionCreate) {
+      yield* checkTarget(input.target_url)
+      yield* checkChannel(accountId, input.platform_channel_id)
+      const headers = yield* cleanHeaders(input.custom_headers)
+      const secret = newSubscriptionSecret()
+      const at = yield* now
+      const [row] = yield* sql<SubscriptionRow>`
+        insert into webhook_subscriptions
+          (developer_account_id, platform_channel_id, target_url, description, event_types, custom_headers,
+           buffer_window_seconds, buffer_max_batch, inactivity_minutes, is_active, secret_encrypted, created_at, updated_at)
+        values (${accountId}, ${input.platform_channel_id ?? null}, ${input.target_url}, ${input.description ?? null},
+                ${[...new Set(input.event_types ?? [])]}::text[],
+                ${headers === undefined ? null : JSON.stringify(headers)}::jsonb,
+                ${input.buffer_window_seconds ?? null}, ${input.buffer_max_batch ?? null}, ${input.inactivity_minutes ?? null},
+                ${input.is_active ?? true}, ${secrets.encrypt(secret)}, ${at}, ${at})
+        returning ${sql.literal(COLUMNS)}`.pipe(Effect.orDie)
+      return subscriptionToWire(row!, secret)
+    })
+
+    const list = Effect.fn("Subscriptions.list")(function*(accountId: number, query: ListQuery) {
+      const after = decodeCursor(query.after)
+      const before = decodeCursor(query.before)
+      if (after === null || before === null) return { data: [], has_more: false, next_cursor: null } satisfies Page<never>
+      const rows = before !== undefined
+        ? yield* sql<SubscriptionRow>`select ${sql.literal(COLUMNS)} from webhook_subscriptions
+            where developer_account_id = ${accountId} and id > ${before} order by id asc limit ${query.limit + 1}`
+        : yield* sql<SubscriptionRow>`select ${sql.literal(COLUMNS)} from webhook_subscriptions
+            where developer_account_id = ${accountId} and id < ${after ?? Number.MAX_SAFE_INTEGER}
+            order by id desc limit ${query.limit + 1}`
+      return toPage(rows, query.limit, before !== undefined ? "before" : "after", (r) => subscriptionToWire(r))
+    }, Effect.orDie)
+
+    const get = Effect.fn("Subscriptions.get")(function*(accountId: number, id: number) {
+      return subscriptionToWire(yield* find(accountId, id))
+    })
+
+    const update = Effect.fn("Subscriptions.update")(
+      function*(accountId: number, id: number, input: WebhookSubscriptionPatch) {
+        const current = yield* find(accountId, id)
+        if (input.target_url !== undefined) yield* checkTarget(input.target_url)
+        yield* checkChannel(accountId, input.platform_channel_id)
+        const headers = yield* cleanHeaders(input.custom_headers)
+        const set: Record<string, unknown> = { updated_at: yield* now }
+        if (input.target_url !== undefined) set.target_url = input.target_url
+        if (input.platform_channel_id !== undefined) set.platform_channel_id = input.platform_channel_id
+        if (input.description !== undefined) set.description = input.description
+        if (input.event_types !== undefined) set.event_types = [...new Set(input.event_types)]
+        if (headers !== undefined) set.custom_headers = JSON.stringify(headers)
+        if (input.buffer_window_seconds !== undefined) set.buffer_window_seconds = input.buffer_window_seconds
+        if (input.buffer_max_batch !== undefined) set.buffer_max_batch = input.buffer_max_batch
+        if (input.inactivity_minutes !== undefined) set.inactivity_minutes = input.inactivity_minutes
+        if (input.is_active !== undefined) {
+          set.is_active = input.is_active
+          // Switching a subscription that a 410 disabled back on clears that reason.
+          if (input.is_active && current.paused_reason === "receiver_gone_410") set.paused_reason = null
+        }
+        const [row] = yield* sql<SubscriptionRow>`update webhook_subscriptions set ${sql.update(set)}
+          where id = ${id} and developer_account_id = ${accountId} returning ${sql.literal(COLUMNS)}`.pipe(Effect.orDie)
+        if (row === undefined) return yield* new NotFound()
+        return subscriptionToWire(row)
+      }
+    )
+
+    const remove = Effect.fn("Subscriptions.delete")(function*(accountId: number, id: number) {
+      const rows = yield* sql`delete from webhook_subscriptions where id = ${id} and developer_account_id = ${accountId}
+        returning id`.pipe(Effect.orDie)
+      if (rows.length === 0) return yield* new NotFound()
+    })
+
+    const resume = Effect.fn("Subscriptions.resume")(function*(accountId: number, id: number) {
+      const at = yield* now
+      const [row] = yield* sql<SubscriptionRow>`
+        update webhook_subscriptions set
+          is_paused = false,
+          paused_reason = case when is_paused then null else paused_reason end,
+          failure_count = 0,
+          updated_at = case when is_paused or failure_count <> 0 then ${at}::timestamptz else updated_at end
+        where id = ${id} and developer_account_id = ${accountId}
+        returning ${sql.literal(COLUMNS)}`.pipe(Effect.orDie)
+      if (row === undefined) return yield* new NotFound()
+      // Held rows of a paused subscription are due again.
+      yield* wakeup.deliveriesWritten
+      return subscriptionToWire(row)
+    })
+
+    const rotateSecret = Effect.fn("Subscriptions.rotateSecret")(function*(accountId: number, id: number) {
+      const secret = newSubscriptionSecret()
+      const at = yield* now
+      const [row] = yield* sql<SubscriptionRow>`
+        update webhook_subscriptions set
+          previous_secret_encrypted = secret_encrypted,
+          previous_secret_expires_at = ${new Date(at.getTime() + ROTATION_OVERLAP_MS)},
+          secret_encrypted = ${secrets.encrypt(secret)},
+          updated_at = ${at}
+        where id = ${id} and developer_account_id = ${accountId}
+        returning ${sql.literal(COLUMNS)}`.pipe(Effect.orDie)
+      if (row === undefined) return yield* new NotFound()
+      return subscriptionToWire(row, secret)
+    })
+
+    const test = Effect.fn("Subscriptions.test")(function*(accountId: number, id: number, eventType?: EventType) {
+      const sub = yield* find(accountId, id)
+      const configured = sub.event_types as ReadonlyArray<EventType>
+      const event: EventType = eventType ?? configured[0] ?? "message.sent"
+      if (configured.length > 0 && !configured.includes(event)) {
+        return yield* new EventNotConfigured({ configured_event_types: configured })
+      }
+      const at = yield* now
+      const envelope = {
+        id: newEventId(),
+        event,
+        developer_account_id: accountId,
+        platform_channel_id: sub.platform_channel_id,
+        occurred_at: at.toISOString(),
+        api_version: API_VERSION,
+        data: sampleData(event, at.toISOString(), sub.platform_channel_id)
+      }
+      const [row] = yield* sql<DeliveryRow>`
+        insert into webhook_deliveries
+          (subscription_id, developer_account_id, platform_channel_id, event_id, event_type, envelope, next_retry_at,
+           created_at, updated_at)
+        values (${sub.id}, ${accountId}, ${sub.platform_channel_id}, ${envelope.id}, ${event},
+                ${JSON.stringify(envelope)}::jsonb, ${at}, ${at}, ${at})
+        returning *`.pipe(Effect.orDie)
+      yield* wakeup.deliveriesWritten
+      return deliveryToWire(row!, false)
+    })
+
+    return { create, list, get, update, delete: remove, resume, rotateSecret, test } as const
+  })
+}) {}

@@ -1,0 +1,181 @@
+import { verify as octokitVerify } from "@octokit/webhooks-methods"
+import { SqlClient } from "@effect/sql"
+import { expect, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import { Dispatcher } from "../../src/delivery/dispatcher.js"
+import { createKey, request, signup } from "../auth/support.js"
+import { startReceiver } from "../support/receiver.js"
+import { WebhooksTestServer } from "../support/webhooks.js"
+
+const base = "/platform/v1/webhooks/subscriptions"
+
+const developer = Effect.gen(function*() {
+  const dev = yield* signup("hooks")
+  const { key } = yield* createKey(dev)
+  const sql = yield* SqlClient.SqlClient
+  const [channel] = yield* sql<{ id: number }>`insert into platform_channels (developer_account_id, type, name, phone_number_id)
+    values (${dev.accountId}, 'chat', 'main', ${`pn-${dev.accountId}-${Date.now()}`}) returning id`
+  return { dev, key, channelId: channel!.id }
+})
+
+layer(WebhooksTestServer, { excludeTestServices: true })("webhook subscription routes", (it) => {
+  it.scoped("create is 201 with a whsec_ secret shown once; get, list, patch, delete", () =>
+    Effect.gen(function*() {
+      const { key, channelId } = yield* developer
+      const created = yield* request("POST", base, {
+        key,
+        body: {
+          target_url: "http://127.0.0.1:9/hook",
+          event_types: ["message.sent", "message.read"],
+          platform_channel_id: channelId,
+          description: "orders",
+          custom_headers: { "X-Tenant": "acme", "x-platform-signature": "forged", AUTHORIZATION: "x", "Content-Type": "x" },
+          buffer_window_seconds: 5,
+          buffer_max_batch: 10,
+          inactivity_minutes: 30
+        }
+      })
+      expect(created.status).toBe(201)
+      expect(created.body.secret).toMatch(/^whsec_/)
+      expect(Buffer.from(created.body.secret.slice(6), "base64").length).toBeGreaterThanOrEqual(32)
+      expect(created.body).toMatchObject({
+        platform_channel_id: channelId,
+        custom_headers: { "X-Tenant": "acme" },
+        is_active: true,
+        is_paused: false,
+        paused_reason: null,
+        failure_count: 0,
+        last_delivery_at: null
+      })
+      const id = created.body.id
+      const got = yield* request("GET", `${base}/${id}`, { key })
+      expect(got.status).toBe(200)
+      expect(got.body.secret).toBeUndefined()
+      expect(got.text).not.toContain("secret")
+
+      const patched = yield* request("PATCH", `${base}/${id}`, { key, body: { event_types: [], is_active: false } })
+      expect(patched.status).toBe(200)
+      expect(patched.body).toMatchObject({ event_types: [], is_active: false, description: "orders" })
+
+      for (let i = 0; i < 3; i++) yield* request("POST", base, { key, body: { target_url: `http://127.0.0.1:9/h${i}` } })
+      const page1 = yield* request("GET", `${base}?limit=2`, { key })
+      expect(page1.body.data).toHaveLength(2)
+      expect(page1.body.has_more).toBe(true)
+      const page2 = yield* request("GET", `${base}?limit=2&after=${page1.body.next_cursor}`, { key })
+      expect(page2.body).toMatchObject({ has_more: false, next_cursor: null })
+      expect([...page1.body.data, ...page2.body.data].map((s: { id: number }) => s.id)).toEqual(
+        [id + 3, id + 2, id + 1, id]
+      )
+
+      expect((yield* request("DELETE", `${base}/${id}`, { key })).status).toBe(204)
+      expect((yield* request("GET", `${base}/${id}`, { key })).status).toBe(404)
+    }))
+
+  it.scoped("validation: unknown event type, bounds, foreign channel and the SSRF guard are 422", () =>
+    Effect.gen(function*() {
+      const { key } = yield* developer
+      const other = yield* developer
+      const cases: ReadonlyArray<[Record<string, unknown>, ReadonlyArray<string | number>]> = [
+        [{ target_url: "http://127.0.0.1:9/h", event_types: ["message.nope"] }, ["body", "event_types", 0]],
+        [{ target_url: "http://127.0.0.1:9/h", buffer_window_seconds: 61 }, ["body", "buffer_window_seconds"]],
+        [{ target_url: "http://127.0.0.1:9/h", buffer_max_batch: 0 }, ["body", "buffer_max_batch"]],
+        [{ target_url: "http://127.0.0.1:9/h", inactivity_minutes: 1441 }, ["body", "inactivity_minutes"]],
+        [{ target_url: "http://127.0.0.1:9/h", description: "x".repeat(201) }, ["body", "description"]],
+        [{ target_url: "http://127.0.0.1:9/h", platform_channel_id: other.channelId }, ["body", "platform_channel_id"]],
+        [{ target_url: "http://169.254.169.254/latest/meta-data" }, ["body", "target_url"]],
+        [{ target_url: "ftp://example.com/hook" }, ["body", "target_url"]],
+        [{ target_url: "x".repeat(2084) }, ["body", "target_url"]]
+      ]
+      for (const [body, loc] of cases) {
+        const reply = yield* request("POST", base, { key, body })
+        expect(reply.status, JSON.stringify(body).slice(0, 80)).toBe(422)
+        expect(reply.body.detail[0].loc).toEqual(loc)
+      }
+      const created = yield* request("POST", base, { key, body: { target_url: "http://127.0.0.1:9/h" } })
+      const patch = yield* request("PATCH", `${base}/${created.body.id}`, {
+        key,
+        body: { target_url: "http://10.0.0.5/hook" }
+      })
+      expect(patch.status).toBe(422)
+      expect(patch.body.detail[0].loc).toEqual(["body", "target_url"])
+    }))
+
+  it.scoped("another account's subscription is 404; a key without manage:webhooks is 403; the cookie works", () =>
+    Effect.gen(function*() {
+      const a = yield* developer
+      const b = yield* developer
+      const created = yield* request("POST", base, { key: a.key, body: { target_url: "http://127.0.0.1:9/h" } })
+      for (const [method, path] of [["GET", ""], ["PATCH", ""], ["DELETE", ""], ["POST", "/resume"], ["POST", "/rotate-secret"], ["POST", "/test"]]) {
+        const reply = yield* request(method!, `${base}/${created.body.id}${path}`, { key: b.key, ...(method === "PATCH" ? { body: {} } : {}) })
+        expect(reply.status, `${method} ${path}`).toBe(404)
+        expect(reply.body.detail.code).toBe("not_found")
+      }
+      const limited = yield* createKey(a.dev, { scopes: ["send:messages"] })
+      const forbidden = yield* request("GET", base, { key: limited.key })
+      expect(forbidden.status).toBe(403)
+      expect(forbidden.body.detail.required_scope).toBe("manage:webhooks")
+      expect((yield* request("GET", base, { cookie: a.dev.cookie })).status).toBe(200)
+    }))
+
+  it.scoped("resume clears an auto-pause and failure_count and is idempotent", () =>
+    Effect.gen(function*() {
+      const { key } = yield* developer
+      const created = yield* request("POST", base, { key, body: { target_url: "http://127.0.0.1:9/h" } })
+      const sql = yield* SqlClient.SqlClient
+      yield* sql`update webhook_subscriptions set is_paused = true, paused_reason = 'auto_paused_high_failure_rate',
+        failure_count = 17 where id = ${created.body.id}`
+      const first = yield* request("POST", `${base}/${created.body.id}/resume`, { key })
+      expect(first.status).toBe(200)
+      expect(first.body).toMatchObject({ is_paused: false, paused_reason: null, failure_count: 0 })
+      const again = yield* request("POST", `${base}/${created.body.id}/resume`, { key })
+      expect(again.status).toBe(200)
+      expect(again.body).toMatchObject({ is_paused: false, paused_reason: null, failure_count: 0 })
+    }))
+
+  it.scoped("rotate-secret returns a new secret once and keeps the previous one for 24 h", () =>
+    Effect.gen(function*() {
+      const { key } = yield* developer
+      const created = yield* request("POST", base, { key, body: { target_url: "http://127.0.0.1:9/h" } })
+      const rotated = yield* request("POST", `${base}/${created.body.id}/rotate-secret`, { key })
+      expect(rotated.status).toBe(200)
+      expect(rotated.body.secret).toMatch(/^whsec_/)
+      expect(rotated.body.secret).not.toBe(created.body.secret)
+      const sql = yield* SqlClient.SqlClient
+      const [row] = yield* sql<{ hours: number }>`select extract(epoch from previous_secret_expires_at - now()) / 3600 as hours
+        from webhook_subscriptions where id = ${created.body.id}`
+      expect(Number(row!.hours)).toBeGreaterThan(23.9)
+      expect((yield* request("GET", `${base}/${created.body.id}`, { key })).body.secret).toBeUndefined()
+    }))
+
+  it.scoped("test: unknown type 422, unconfigured 422 listing the configured types, a signed _test sample otherwise", () =>
+    Effect.gen(function*() {
+      const receiver = yield* startReceiver()
+      const { key } = yield* developer
+      const narrow = yield* request("POST", base, { key, body: { target_url: receiver.url, event_types: ["message.read", "channel.connected"] } })
+      const unknown = yield* request("POST", `${base}/${narrow.body.id}/test?event_type=message.nope`, { key })
+      expect(unknown.status).toBe(422)
+      const unconfigured = yield* request("POST", `${base}/${narrow.body.id}/test?event_type=message.sent`, { key })
+      expect(unconfigured.status).toBe(422)
+      expect(unconfigured.body.detail).toMatchObject({
+        code: "event_not_configured",
+        configured_event_types: ["message.read", "channel.connected"]
+      })
+      const defaulted = yield* request("POST", `${base}/${narrow.body.id}/test`, { key })
+      expect(defaulted.status).toBe(200)
+      expect(defaulted.body).toMatchObject({ event_type: "message.read", status: "pending", attempts: 0 })
+
+      const catchAll = yield* request("POST", base, { key, body: { target_url: receiver.url } })
+      const received = yield* request("POST", `${base}/${catchAll.body.id}/test?event_type=message.received`, { key })
+      expect(received.status).toBe(200)
+      expect(received.body.event_id).toMatch(/^evt_[0-9a-f]{32}$/)
+      yield* (yield* Dispatcher).runOnce()
+      const deliveries = yield* receiver.waitFor(2)
+      const sample = deliveries.find((r) => r.headers["x-platform-event-id"] === received.body.event_id)!
+      const body = sample.body.toString("utf8")
+      expect(JSON.parse(body)).toMatchObject({ event: "message.received", data: { _test: true } })
+      expect(yield* Effect.promise(() => octokitVerify(catchAll.body.secret, body, String(sample.headers["x-platform-signature"]))))
+        .toBe(true)
+      const detail = yield* request("GET", `/platform/v1/webhooks/deliveries/${received.body.id}`, { key })
+      expect(detail.body).toMatchObject({ status: "delivered", attempts: 1, response_status: 200 })
+    }))
+})

@@ -1,0 +1,31 @@
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { optional } from "../common.js"
+import { IntFromString } from "../pagination.js"
+import { ApiKeyAuth, CookieAllowed, RequiredScope } from "./security.js"
+
+/** Query of GET /platform/v1/events/stream: comma-separated event types, one channel. */
+export const EventStreamQuery = Schema.Struct({
+  event_types: optional(Schema.String),
+  channel_id: optional(IntFromString)
+})
+export type EventStreamQuery = typeof EventStreamQuery.Type
+
+/** `/platform/v1/events/stream`: Server-Sent Events of the account's envelopes (manage:webhooks, key or cookie). */
+export class EventsGroup extends HttpApiGroup.make("events")
+  .add(
+    HttpApiEndpoint.get("stream", "/platform/v1/events/stream")
+      .setUrlParams(EventStreamQuery)
+      .setHeaders(Schema.Struct({ "last-event-id": optional(Schema.String) }))
+      .addSuccess(HttpApiSchema.Text({ contentType: "text/event-stream" }))
+      .annotate(OpenApi.Summary, "Stream the account's normalized events (Server-Sent Events)")
+      .annotate(
+        OpenApi.Description,
+        "One `event:` (the type), `id:` (the event id) and `data:` (the envelope) per event as it is written. " +
+          "`Last-Event-ID` resumes after that event within the last 24 hours. Comment lines keep the connection alive."
+      )
+  )
+  .middleware(ApiKeyAuth)
+  .annotate(RequiredScope, "manage:webhooks")
+  .annotate(CookieAllowed, true)
+{}

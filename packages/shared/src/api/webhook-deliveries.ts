@@ -1,0 +1,47 @@
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { DeliveryDetailQuery, DeliveryList, DeliveryListQuery, EventDelivery } from "../event-delivery.js"
+import { NotFound, StatusLocked, wire } from "../errors.js"
+import { ApiKeyAuth, CookieAllowed, RequiredScope } from "./security.js"
+
+export const DeliveryPath = Schema.Struct({ delivery_id: Schema.NumberFromString.pipe(Schema.int()) })
+
+const base = "/platform/v1/webhooks/deliveries"
+
+/** `/platform/v1/webhooks/deliveries` (SPEC §4.6, DESIGN §5): manage:webhooks, key or cookie. */
+export class DeliveriesGroup extends HttpApiGroup.make("deliveries")
+  .add(
+    HttpApiEndpoint.get("list", base)
+      .setUrlParams(DeliveryListQuery)
+      .addSuccess(DeliveryList)
+      .annotate(OpenApi.Summary, "List deliveries, newest first")
+      .annotate(
+        OpenApi.Description,
+        "`mode=native` (default): normalized event deliveries; `mode=meta`: raw-forward deliveries. " +
+          "`errors_only=true` is status=failed. Unknown filter values give an empty page."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("get", `${base}/:delivery_id`)
+      .setPath(DeliveryPath)
+      .setUrlParams(DeliveryDetailQuery)
+      .addSuccess(EventDelivery)
+      .addError(wire(NotFound))
+      .annotate(OpenApi.Description, "`include=full_envelope` adds the delivered envelope or batch.")
+  )
+  .add(
+    HttpApiEndpoint.post("redeliver", `${base}/:delivery_id/redeliver`)
+      .setPath(DeliveryPath)
+      .addSuccess(EventDelivery, { status: 201 })
+      .addError(wire(NotFound))
+      .addError(wire(StatusLocked))
+      .annotate(
+        OpenApi.Description,
+        "A new delivery of a delivered or failed one: same event id and payload, a new row linked to the old. " +
+          "409 status_locked while the original is pending or delivering."
+      )
+  )
+  .middleware(ApiKeyAuth)
+  .annotate(RequiredScope, "manage:webhooks")
+  .annotate(CookieAllowed, true)
+{}

@@ -1,0 +1,92 @@
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { EventDelivery } from "../event-delivery.js"
+import { EventNotConfigured, NotFound, ValidationFailed, wire } from "../errors.js"
+import { ListQuery, Page } from "../pagination.js"
+import {
+  SubscriptionTestQuery,
+  WebhookSubscription,
+  WebhookSubscriptionCreate,
+  WebhookSubscriptionPatch
+} from "../webhook-subscription.js"
+import { ApiKeyAuth, CookieAllowed, RequiredScope } from "./security.js"
+
+export const SubscriptionPath = Schema.Struct({ sub_id: Schema.NumberFromString.pipe(Schema.int()) })
+
+const base = "/platform/v1/webhooks/subscriptions"
+
+/** `/platform/v1/webhooks/subscriptions` (SPEC §4.5, DESIGN §5): manage:webhooks, key or cookie. */
+export class SubscriptionsGroup extends HttpApiGroup.make("subscriptions")
+  .add(
+    HttpApiEndpoint.post("create", base)
+      .setPayload(WebhookSubscriptionCreate)
+      .addSuccess(WebhookSubscription, { status: 201 })
+      .addError(wire(ValidationFailed))
+      .annotate(OpenApi.Summary, "Create a subscription")
+      .annotate(
+        OpenApi.Description,
+        "The target URL passes the SSRF guard (HTTPS, public addresses only) or the answer is 422. `secret` " +
+          "(`whsec_...`) is in this response only. Reserved custom headers are dropped case-insensitively."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("list", base)
+      .setUrlParams(ListQuery)
+      .addSuccess(Page(WebhookSubscription))
+      .annotate(OpenApi.Summary, "List subscriptions, newest first")
+  )
+  .add(
+    HttpApiEndpoint.get("get", `${base}/:sub_id`)
+      .setPath(SubscriptionPath)
+      .addSuccess(WebhookSubscription)
+      .addError(wire(NotFound))
+  )
+  .add(
+    HttpApiEndpoint.patch("update", `${base}/:sub_id`)
+      .setPath(SubscriptionPath)
+      .setPayload(WebhookSubscriptionPatch)
+      .addSuccess(WebhookSubscription)
+      .addError(wire(NotFound))
+      .addError(wire(ValidationFailed))
+      .annotate(OpenApi.Description, "Same rules as create. `is_active: false` pauses without deleting.")
+  )
+  .add(
+    HttpApiEndpoint.del("delete", `${base}/:sub_id`)
+      .setPath(SubscriptionPath)
+      .addSuccess(HttpApiSchema.NoContent)
+      .addError(wire(NotFound))
+  )
+  .add(
+    HttpApiEndpoint.post("resume", `${base}/:sub_id/resume`)
+      .setPath(SubscriptionPath)
+      .addSuccess(WebhookSubscription)
+      .addError(wire(NotFound))
+      .annotate(OpenApi.Description, "Clears the pause and failure_count; a no-op (still 200) when not paused.")
+  )
+  .add(
+    HttpApiEndpoint.post("rotateSecret", `${base}/:sub_id/rotate-secret`)
+      .setPath(SubscriptionPath)
+      .addSuccess(WebhookSubscription)
+      .addError(wire(NotFound))
+      .annotate(
+        OpenApi.Description,
+        "Returns the new `secret` once. The previous secret keeps signing `webhook-signature` alongside for 24 hours."
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("test", `${base}/:sub_id/test`)
+      .setPath(SubscriptionPath)
+      .setUrlParams(SubscriptionTestQuery)
+      .addSuccess(EventDelivery)
+      .addError(wire(NotFound))
+      .addError(wire(EventNotConfigured))
+      .annotate(
+        OpenApi.Description,
+        "Enqueues a signed sample (`data._test: true`) through the normal pipeline and returns its delivery. " +
+          "Default event_type: the first configured type, or message.sent for a catch-all."
+      )
+  )
+  .middleware(ApiKeyAuth)
+  .annotate(RequiredScope, "manage:webhooks")
+  .annotate(CookieAllowed, true)
+{}
