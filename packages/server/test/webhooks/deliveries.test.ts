@@ -1,0 +1,158 @@
+import { SqlClient } from "@effect/sql"
+import { expect, layer } from "@effect/vitest"
+import { Duration, Effect, TestClock, TestContext } from "effect"
+import { Dispatcher } from "../../src/delivery/dispatcher.js"
+import { FanOut } from "../../src/delivery/fan-out.js"
+import { baseUrl, createKey, request, signup } from "../auth/support.js"
+import { startReceiver } from "../support/receiver.js"
+import { WebhooksTestServer } from "../support/webhooks.js"
+
+const developer = Effect.gen(function*() {
+  const dev = yield* signup("deliveries")
+  const { key } = yield* createKey(dev)
+  const sql = yield* SqlClient.SqlClient
+  const [channel] = yield* sql<{ id: number }>`insert into platform_channels (developer_account_id, type, name, phone_number_id)
+    values (${dev.accountId}, 'chat', 'main', ${`pn-${dev.accountId}-${Date.now()}`}) returning id`
+  return { dev, key, channelId: channel!.id }
+})
+
+layer(WebhooksTestServer, { excludeTestServices: true })("deliveries API, conversation PATCH, event stream", (it) => {
+  it.scoped("attempts and next_retry_at of the retry schedule are visible in the API, then failed", () =>
+    Effect.gen(function*() {
+      // The server stamps the row with the wall clock; the dispatcher runs on the TestClock.
+      const t0 = Date.now() + 1000
+      yield* TestClock.setTime(t0)
+      const receiver = yield* startReceiver(() => ({ status: 500, body: "x".repeat(600) }))
+      const { key } = yield* developer
+      const sub = yield* request("POST", "/platform/v1/webhooks/subscriptions", { key, body: { target_url: receiver.url } })
+      const test = yield* request("POST", `/platform/v1/webhooks/subscriptions/${sub.body.id}/test`, { key })
+      const id = test.body.id
+      const dispatcher = yield* Dispatcher
+      const offsets = [1, 6, 36, 156]
+      yield* dispatcher.runOnce()
+      for (let attempt = 1; attempt <= 5; attempt++) {
+        const d = yield* request("GET", `/platform/v1/webhooks/deliveries/${id}`, { key })
+        expect(d.body.attempts).toBe(attempt)
+        expect(d.body.response_status).toBe(500)
+        expect(d.body.response_body_snippet).toHaveLength(512)
+        if (attempt < 5) {
+          expect(d.body.status).toBe("pending")
+          expect(d.body.next_retry_at).toBe(new Date(t0 + offsets[attempt - 1]! * 60_000).toISOString())
+          yield* TestClock.setTime(t0 + offsets[attempt - 1]! * 60_000)
+          yield* dispatcher.runOnce()
+        } else {
+          expect(d.body).toMatchObject({ status: "failed", next_retry_at: null, delivered_at: null })
+        }
+      }
+      const failed = yield* request("GET", `/platform/v1/webhooks/deliveries?errors_only=true&subscription_id=${sub.body.id}`, { key })
+      expect(failed.body).toMatchObject({ mode: "native", has_more: false, next_cursor: null })
+      expect(failed.body.data.map((d: { id: number }) => d.id)).toEqual([id])
+      expect(failed.body.data[0].envelope).toBeUndefined()
+      const full = yield* request("GET", `/platform/v1/webhooks/deliveries/${id}?include=full_envelope`, { key })
+      expect(full.body.envelope).toMatchObject({ id: test.body.event_id, data: { _test: true } })
+
+      // Redelivery: same event id, a new row; pending/delivering originals are 409.
+      const again = yield* request("POST", `/platform/v1/webhooks/deliveries/${id}/redeliver`, { key })
+      expect(again.status).toBe(201)
+      expect(again.body).toMatchObject({ event_id: test.body.event_id, status: "pending", attempts: 0 })
+      expect(again.body.id).not.toBe(id)
+      const locked = yield* request("POST", `/platform/v1/webhooks/deliveries/${again.body.id}/redeliver`, { key })
+      expect(locked.status).toBe(409)
+      expect(locked.body.detail).toMatchObject({ code: "status_locked", status: "pending" })
+    }).pipe(Effect.provide(TestContext.TestContext)))
+
+  it.scoped("list filters, cursors, unknown values and another account's delivery", () =>
+    Effect.gen(function*() {
+      const receiver = yield* startReceiver()
+      const { key } = yield* developer
+      const other = yield* developer
+      const sub = yield* request("POST", "/platform/v1/webhooks/subscriptions", { key, body: { target_url: receiver.url } })
+      const ids: Array<number> = []
+      for (let i = 0; i < 5; i++) {
+        ids.push((yield* request("POST", `/platform/v1/webhooks/subscriptions/${sub.body.id}/test?event_type=channel.connected`, { key })).body.id)
+      }
+      const page1 = yield* request("GET", "/platform/v1/webhooks/deliveries?limit=3", { key })
+      expect(page1.body.data.map((d: { id: number }) => d.id)).toEqual(ids.slice(2).reverse())
+      const page2 = yield* request("GET", `/platform/v1/webhooks/deliveries?limit=3&after=${page1.body.next_cursor}`, { key })
+      expect(page2.body.data.map((d: { id: number }) => d.id)).toEqual(ids.slice(0, 2).reverse())
+      expect(page2.body.has_more).toBe(false)
+      for (const q of ["status=bogus", "event_type=nope", "subscription_id=999999", "after=garbage"]) {
+        const r = yield* request("GET", `/platform/v1/webhooks/deliveries?${q}`, { key })
+        expect(r.status, q).toBe(200)
+        expect(r.body.data, q).toEqual([])
+      }
+      expect((yield* request("GET", "/platform/v1/webhooks/deliveries?limit=201", { key })).status).toBe(422)
+      const meta = yield* request("GET", "/platform/v1/webhooks/deliveries?mode=meta", { key })
+      expect(meta.body).toEqual({ mode: "meta", data: [], has_more: false, next_cursor: null })
+      expect((yield* request("GET", `/platform/v1/webhooks/deliveries/${ids[0]}`, { key: other.key })).status).toBe(404)
+      expect((yield* request("GET", "/platform/v1/webhooks/deliveries", { key: other.key })).body.data).toEqual([])
+    }))
+
+  it.scoped("PATCH conversation ended emits conversation.ended to subscriptions and the event stream; active re-opens", () =>
+    Effect.gen(function*() {
+      const receiver = yield* startReceiver()
+      const { dev, key, channelId } = yield* developer
+      const sql = yield* SqlClient.SqlClient
+      const [conv] = yield* sql<{ id: number }>`insert into conversations (developer_account_id, platform_channel_id, peer_id, message_count)
+        values (${dev.accountId}, ${channelId}, '5511999', 4) returning id`
+      yield* request("POST", "/platform/v1/webhooks/subscriptions", { key, body: { target_url: receiver.url, event_types: ["conversation.ended"] } })
+
+      // Open the event stream first, as `platform listen` does.
+      const base = yield* baseUrl
+      const controller = new AbortController()
+      const stream = yield* Effect.promise(() =>
+        fetch(`${base}/platform/v1/events/stream?event_types=conversation.ended`, { headers: { "x-api-key": key }, signal: controller.signal })
+      )
+      expect(stream.status).toBe(200)
+      expect(stream.headers.get("content-type")).toContain("text/event-stream")
+      const reader = stream.body!.getReader()
+      let text = ""
+      const readUntil = (needle: string) =>
+        Effect.promise(async () => {
+          while (!text.includes(needle)) {
+            const { value, done } = await reader.read()
+            if (done) break
+            text += new TextDecoder().decode(value)
+          }
+          return text
+        }).pipe(Effect.timeout(Duration.seconds(10)))
+      yield* readUntil(": connected")
+
+      const ended = yield* request("PATCH", `/platform/v1/conversations/${conv!.id}`, { key, body: { status: "ended" } })
+      expect(ended.status).toBe(200)
+      expect(ended.body).toMatchObject({ id: conv!.id, status: "ended", message_count: 4 })
+      expect(ended.body.ended_at).not.toBeNull()
+      const sse = yield* readUntil("}\n\n")
+      controller.abort()
+      const [, eventId] = /id: (evt_[0-9a-f]{32})\nevent: conversation\.ended\ndata: /.exec(sse) ?? []
+      expect(eventId).toBeDefined()
+
+      yield* (yield* FanOut).runOnce()
+      yield* (yield* Dispatcher).runOnce()
+      const [r] = yield* receiver.waitFor(1)
+      expect(JSON.parse(r!.body.toString())).toMatchObject({
+        id: eventId,
+        event: "conversation.ended",
+        platform_channel_id: channelId,
+        data: { conversation_id: conv!.id, peer_id: "5511999", status: "ended", message_count: 4 }
+      })
+
+      // Already ended: no second event. Re-activation clears ended_at.
+      expect((yield* request("PATCH", `/platform/v1/conversations/${conv!.id}`, { key, body: { status: "ended" } })).status).toBe(200)
+      const reopened = yield* request("PATCH", `/platform/v1/conversations/${conv!.id}`, { key, body: { status: "active" } })
+      expect(reopened.body).toMatchObject({ status: "active", ended_at: null })
+      const [count] = yield* sql<{ n: number }>`select count(*)::int as n from events where event_type = 'conversation.ended'
+        and developer_account_id = ${dev.accountId}`
+      expect(count!.n).toBe(1)
+      expect((yield* request("PATCH", `/platform/v1/conversations/${conv!.id}`, { key, body: { status: "closed" } })).status).toBe(422)
+
+      // Last-Event-ID resumes after that event: nothing older is replayed.
+      const resumed = yield* Effect.promise(() =>
+        fetch(`${base}/platform/v1/events/stream`, { headers: { "x-api-key": key, "last-event-id": eventId! } })
+      )
+      expect(resumed.status).toBe(200)
+      yield* Effect.promise(() => resumed.body!.cancel())
+      const limited = yield* createKey(dev, { scopes: ["send:messages"] })
+      expect((yield* request("PATCH", `/platform/v1/conversations/${conv!.id}`, { key: limited.key, body: { status: "ended" } })).status).toBe(403)
+    }))
+})
