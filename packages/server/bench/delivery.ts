@@ -1,0 +1,229 @@
+/**
+ * `npm run bench:delivery`: the normalized delivery engine end to end on real
+ * Postgres, against an echo receiver in a separate process.
+ *
+ *   E    requests/s the engine's HTTP client (safeFetch) reaches against the echo receiver alone
+ *   D    events/s delivered end to end, unordered, one subscription: event rows inserted (and
+ *        announced after commit) -> fan-out -> claimed -> signed -> POSTed -> recorded
+ *   p50/p99  event commit -> receipt at the receiver, at 50 % of D
+ *   O    the same as D with message events spread over 1,000 conversations (per-peer order)
+ *
+ * Goals: D/E >= 0.4, D >= 2,000 ev/s, p99 <= 100 ms, O >= 0.85 x D.
+ * Env: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test; a scratch database is
+ * created beside it and dropped), BENCH_EVENTS (20000), BENCH_SECONDS (10, latency phase).
+ */
+import { SqlClient } from "@effect/sql"
+import { API_VERSION } from "@platform/shared"
+import { Duration, Effect, Layer } from "effect"
+import { spawn } from "node:child_process"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
+import pg from "pg"
+import { AppConfig } from "../src/config.js"
+import { Secrets } from "../src/crypto/secrets.js"
+import { migrate, parseDatabaseUrl, pgLayer } from "../src/db/client.js"
+import { closeSafeHttpPools, safeFetch } from "../src/delivery/safe-http.js"
+import { newSubscriptionSecret } from "../src/delivery/signer.js"
+import { DeliveryWakeup } from "../src/delivery/wakeup.js"
+import { newEventId } from "../src/domain/events.js"
+import { DeliveryEngineLive, deliveryWorkers } from "../src/workers/delivery-workers.js"
+
+const here = dirname(fileURLToPath(import.meta.url))
+const databaseUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test"
+const EVENTS = Number(process.env.BENCH_EVENTS ?? 20_000)
+const LATENCY_SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
+const CONVERSATIONS = 1000
+
+const admin = async (sql: string) => {
+  const client = new pg.Client({ connectionString: databaseUrl })
+  await client.connect()
+  try {
+    await client.query(sql)
+  } finally {
+    await client.end()
+  }
+}
+
+const startReceiver = () =>
+  new Promise<{ url: string; stop: () => void }>((resolve, reject) => {
+    const child = spawn(process.execPath, ["--import", "tsx", join(here, "echo-receiver.ts")], {
+      stdio: ["ignore", "pipe", "inherit"]
+    })
+    child.once("error", reject)
+    child.stdout.once("data", (chunk: Buffer) => {
+      const port = Number(chunk.toString().trim())
+      resolve({ url: `http://127.0.0.1:${port}`, stop: () => child.kill() })
+    })
+  })
+
+const percentile = (sorted: ReadonlyArray<number>, p: number) =>
+  sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!
+
+const fmt = (n: number) => Math.round(n).toLocaleString("en-US")
+
+const main = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const secrets = yield* Secrets
+  const wakeup = yield* DeliveryWakeup
+  const receiver = yield* Effect.acquireRelease(Effect.promise(startReceiver), (r) => Effect.sync(r.stop))
+  const receipts = Effect.promise(async () =>
+    (await (await fetch(`${receiver.url}/receipts`)).json()) as Array<[string, number]>
+  )
+
+  // (a) E: the engine's HTTP client alone against the echo receiver.
+  const sampleBody = Buffer.from(JSON.stringify({ id: newEventId(), event: "message.sent", data: { text: "x".repeat(200) } }))
+  const measureE = Effect.gen(function*() {
+    let count = 0
+    const until = Date.now() + 5000
+    const worker = Effect.gen(function*() {
+      while (Date.now() < until) {
+        yield* safeFetch(`${receiver.url}/hook`, {
+          method: "POST",
+          headers: { "content-type": "application/json", "x-platform-signature": "sha256=00" },
+          body: sampleBody,
+          allowLocal: true
+        }).pipe(Effect.orDie)
+        count++
+      }
+    })
+    const started = Date.now()
+    yield* Effect.all(Array.from({ length: 128 }, () => worker), { concurrency: "unbounded" })
+    yield* receipts
+    return count / ((Date.now() - started) / 1000)
+  })
+  yield* measureE.pipe(Effect.timeout(Duration.seconds(2)), Effect.ignore) // warm-up
+  const E = yield* measureE
+
+  const [account] = yield* sql<{ id: number }>`insert into developer_accounts (name) values ('bench') returning id`
+  const [channel] = yield* sql<{ id: number }>`insert into platform_channels (developer_account_id, type, name, phone_number_id)
+    values (${account!.id}, 'chat', 'bench', 'bench-pn') returning id`
+  yield* sql`insert into webhook_subscriptions (developer_account_id, target_url, secret_encrypted)
+    values (${account!.id}, ${`${receiver.url}/hook`}, ${secrets.encrypt(newSubscriptionSecret())})`
+
+  const insertEvents = (n: number, peerOf: (i: number) => string | null) =>
+    Effect.gen(function*() {
+      const ids: Array<string> = []
+      const peers: Array<string | null> = []
+      const envelopes: Array<string> = []
+      const occurred = new Date().toISOString()
+      for (let i = 0; i < n; i++) {
+        const id = newEventId()
+        const peer = peerOf(i)
+        ids.push(id)
+        peers.push(peer)
+        envelopes.push(JSON.stringify({
+          id,
+          event: "message.sent",
+          developer_account_id: account!.id,
+          platform_channel_id: channel!.id,
+          occurred_at: occurred,
+          api_version: API_VERSION,
+          data: {
+            message_id: i, conversation_id: 1, peer_id: peer ?? "p", direction: "outbound", source: "api", type: "text",
+            text: "Olá, bench ✓", has_media: false, media_id: null, status: "sent", meta_message_id: `wamid.${i}`
+          }
+        }))
+      }
+      yield* sql`insert into events (event_id, developer_account_id, platform_channel_id, event_type, conversation_peer, envelope)
+        select id, ${account!.id}, ${channel!.id}, 'message.sent', peer, env::jsonb
+        from unnest(${ids}::text[], ${peers}::text[], ${envelopes}::text[]) as u(id, peer, env)`
+      const committedAt = Date.now()
+      yield* wakeup.eventsWritten
+      return { ids, committedAt }
+    })
+
+  const delivered = sql<{ n: number }>`select count(*)::int as n from webhook_deliveries where status = 'delivered'`.pipe(
+    Effect.map(([r]) => r!.n)
+  )
+
+  const throughput = (peerOf: (i: number) => string | null) =>
+    Effect.gen(function*() {
+      const before = yield* delivered
+      const started = Date.now()
+      for (let i = 0; i < EVENTS; i += 500) yield* insertEvents(Math.min(500, EVENTS - i), (k) => peerOf(i + k))
+      while ((yield* delivered) - before < EVENTS) yield* Effect.sleep(Duration.millis(20))
+      const rate = EVENTS / ((Date.now() - started) / 1000)
+      yield* receipts
+      return rate
+    })
+
+  // (b) D: unordered (no conversation peer), one subscription.
+  yield* throughput(() => null) // warm-up
+  const D = yield* throughput(() => null)
+
+  // (c) latency at 50 % of D: small batches every 10 ms, commit -> receipt.
+  const rate = D / 2
+  const committed = new Map<string, number>()
+  const before = yield* delivered
+  const ticks = LATENCY_SECONDS * 100
+  let carry = 0
+  let sent = 0
+  const start = Date.now()
+  for (let t = 0; t < ticks; t++) {
+    carry += rate / 100
+    const n = Math.floor(carry)
+    carry -= n
+    if (n > 0) {
+      const { ids, committedAt } = yield* insertEvents(n, () => null)
+      for (const id of ids) committed.set(id, committedAt)
+      sent += n
+    }
+    const wait = start + (t + 1) * 10 - Date.now()
+    if (wait > 0) yield* Effect.sleep(Duration.millis(wait))
+  }
+  while ((yield* delivered) - before < sent) yield* Effect.sleep(Duration.millis(20))
+  const latencies = (yield* receipts).filter(([id]) => committed.has(id)).map(([id, at]) => at - committed.get(id)!)
+    .sort((a, b) => a - b)
+
+  const [stages] = yield* sql<Record<string, number>>`
+    select percentile_cont(0.5) within group (order by extract(epoch from d.created_at - e.occurred_at) * 1000) as fanout_p50,
+           percentile_cont(0.99) within group (order by extract(epoch from d.created_at - e.occurred_at) * 1000) as fanout_p99,
+           percentile_cont(0.5) within group (order by extract(epoch from d.delivered_at - d.created_at) * 1000 - d.latency_ms) as claim_p50,
+           percentile_cont(0.99) within group (order by extract(epoch from d.delivered_at - d.created_at) * 1000 - d.latency_ms) as claim_p99,
+           percentile_cont(0.5) within group (order by d.latency_ms) as post_p50,
+           percentile_cont(0.99) within group (order by d.latency_ms) as post_p99
+    from webhook_deliveries d join events e on e.event_id = d.event_id
+    where d.event_id = any(${[...committed.keys()]}::text[])`
+  if (process.env.BENCH_STAGES) console.log("stages (ms)", stages)
+
+  // (d) ordered: message events over 1,000 conversations.
+  const O = yield* throughput((i) => `conv-${i % CONVERSATIONS}`)
+
+  const p50 = percentile(latencies, 50)
+  const p99 = percentile(latencies, 99)
+  const lines = [
+    `E  (safeFetch -> echo, 128 concurrent)      ${fmt(E)} req/s`,
+    `D  (end to end, unordered, 1 subscription)  ${fmt(D)} ev/s          goal >= 2,000   ${D >= 2000 ? "ok" : "MISSED"}`,
+    `D/E                                         ${(D / E).toFixed(2)}               goal >= 0.40    ${D / E >= 0.4 ? "ok" : "MISSED"}`,
+    `latency at ${fmt(rate)} ev/s (50% of D), n=${latencies.length}:  p50 ${p50} ms, p99 ${p99} ms   goal p99 <= 100 ms   ${p99 <= 100 ? "ok" : "MISSED"}`,
+    `O  (ordered, ${CONVERSATIONS} conversations)          ${fmt(O)} ev/s   O/D ${(O / D).toFixed(2)}   goal >= 0.85    ${O / D >= 0.85 ? "ok" : "MISSED"}`
+  ]
+  console.log(`\nbench:delivery (${EVENTS} events per throughput run, Postgres ${parseDatabaseUrl(databaseUrl).host})\n` +
+    lines.join("\n"))
+})
+
+const program = Effect.gen(function*() {
+  const scratch = `bench_delivery_${Date.now().toString(36)}`
+  yield* Effect.acquireRelease(
+    Effect.promise(() => admin(`create database ${scratch}`)),
+    () => Effect.promise(() => admin(`drop database if exists ${scratch} with (force)`).catch(() => undefined))
+  )
+  const connection = { ...parseDatabaseUrl(databaseUrl), database: scratch }
+  const Database = Layer.effectDiscard(migrate).pipe(Layer.provideMerge(pgLayer(connection, 24)))
+  const Engine = DeliveryEngineLive.pipe(
+    Layer.provideMerge(Database),
+    Layer.provideMerge(AppConfig.layerWith({ LOG_LEVEL: "warning" }))
+  )
+  yield* Effect.gen(function*() {
+    yield* deliveryWorkers({ dispatchers: 4, dispatchBatch: 100 })
+    yield* main
+  }).pipe(Effect.provide(Engine))
+}).pipe(Effect.scoped, Effect.ensuring(Effect.promise(closeSafeHttpPools)))
+
+Effect.runPromise(program).then(
+  () => process.exit(0),
+  (error) => {
+    console.error(error)
+    process.exit(1)
+  }
+)
