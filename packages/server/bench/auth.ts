@@ -47,9 +47,10 @@ const freePort = () =>
     })
   })
 
-const waitFor = async (url: string, timeoutMs: number) => {
+const waitFor = async (url: string, timeoutMs: number, child: ChildProcess) => {
   const deadline = Date.now() + timeoutMs
   while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`the server exited with code ${child.exitCode} before answering`)
     try {
       if ((await fetch(url)).ok) return
     } catch {
@@ -113,7 +114,7 @@ const main = async () => {
       },
       stdio: ["ignore", "inherit", "inherit"]
     })
-    await waitFor(`${base}/healthz`, 60_000)
+    await waitFor(`${base}/healthz`, 180_000, server)
 
     const signup = await fetch(`${base}/platform/dashboard/signup`, {
       method: "POST",

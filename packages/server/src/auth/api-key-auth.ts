@@ -5,6 +5,7 @@ import {
   MissingScope,
   type Principal,
   RateLimited,
+  type Scope,
   Scopes,
   SESSION_COOKIE,
   Unauthorized
@@ -44,21 +45,30 @@ export const ApiKeyAuthLive = Layer.effect(
     const table = new Map(routeTable().map((r) => [routeKey(r.method, r.path), r]))
     const unauthorized = new Unauthorized()
 
-    const viaKey = (plaintext: string, scope: (typeof Scopes)[number]) =>
-      Effect.gen(function*() {
-        const record = yield* keys.lookup(plaintext)
+    // The hot path of every keyed request: plain flatMaps rather than generators, and
+    // nothing but the lookup can touch the database (and only on a cache miss).
+    const viaKey = (plaintext: string, scope: Scope): Effect.Effect<Principal, Unauthorized | RateLimited | MissingScope> =>
+      Effect.flatMap(keys.lookup(plaintext), (record): Effect.Effect<Principal, Unauthorized | RateLimited | MissingScope> => {
         if (record === null || !record.is_active || (record.expires_at !== null && record.expires_at <= Date.now())) {
-          return yield* Effect.fail(unauthorized)
+          return Effect.fail(unauthorized)
         }
-        const decision = yield* limiter.consume(record.bucket, record.rate_limit_per_minute)
-        const headers = rateHeaders(decision)
-        yield* HttpApp.appendPreResponseHandler((_request, response) =>
-          Effect.succeed(HttpServerResponse.setHeaders(response, headers))
-        )
-        if (!decision.allowed) return yield* Effect.fail(new RateLimited())
-        keys.touch(record.id)
-        if (!record.scopes.includes(scope)) return yield* Effect.fail(new MissingScope({ required_scope: scope }))
-        return { account_id: record.account_id, api_key_id: record.id, user_id: null, scopes: record.scopes } satisfies Principal
+        return Effect.flatMap(limiter.consume(record.bucket, record.rate_limit_per_minute), (decision) => {
+          const headers = rateHeaders(decision)
+          const result: Effect.Effect<Principal, RateLimited | MissingScope> = !decision.allowed
+            ? Effect.fail(new RateLimited())
+            : Effect.suspend(() => {
+              keys.touch(record.id)
+              return record.scopes.includes(scope)
+                ? Effect.succeed(record.principal)
+                : Effect.fail(new MissingScope({ required_scope: scope }))
+            })
+          return Effect.zipRight(
+            HttpApp.appendPreResponseHandler((_request, response) =>
+              Effect.succeed(HttpServerResponse.setHeaders(response, headers))
+            ),
+            result
+          )
+        })
       })
 
     const viaCookie = (request: HttpServerRequest.HttpServerRequest, token: string) =>
@@ -76,20 +86,22 @@ export const ApiKeyAuthLive = Layer.effect(
 
     return {
       apiKey: (credential) =>
-        Effect.gen(function*() {
-          const { route } = yield* HttpRouter.RouteContext
+        Effect.flatMap(HttpRouter.RouteContext, ({ route }): Effect.Effect<
+          Principal,
+          Unauthorized | RateLimited | MissingScope | CsrfRejected,
+          HttpServerRequest.HttpServerRequest
+        > => {
           const entry = table.get(routeKey(route.method, route.path))
           if (entry === undefined || entry.scope === null) {
-            return yield* Effect.die(new Error(`route ${route.method} ${route.path} has no RequiredScope`))
+            return Effect.die(new Error(`route ${route.method} ${route.path} has no RequiredScope`))
           }
           const plaintext = Redacted.value(credential)
-          if (plaintext.length > 0) return yield* viaKey(plaintext, entry.scope)
-          if (entry.cookie) {
-            const request = yield* HttpServerRequest.HttpServerRequest
+          if (plaintext.length > 0) return viaKey(plaintext, entry.scope)
+          if (!entry.cookie) return Effect.fail(unauthorized)
+          return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
             const cookie = request.cookies[SESSION_COOKIE]
-            if (cookie !== undefined && cookie.length > 0) return yield* viaCookie(request, cookie)
-          }
-          return yield* Effect.fail(unauthorized)
+            return cookie !== undefined && cookie.length > 0 ? viaCookie(request, cookie) : Effect.fail(unauthorized)
+          })
         })
     }
   })

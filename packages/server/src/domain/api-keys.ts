@@ -6,6 +6,7 @@ import {
   type ApiKeyPatch,
   DEFAULT_RATE_LIMIT_PER_MINUTE,
   NotFound,
+  type Principal,
   type Scope,
   Scopes
 } from "@platform/shared"
@@ -35,6 +36,8 @@ export interface KeyRecord {
   readonly rate_limit_per_minute: number
   /** Rate-limit bucket: a prefix of the key's hash, unique across databases sharing one Redis. */
   readonly bucket: string
+  /** The CurrentPrincipal of this key, built once per cache fill. */
+  readonly principal: Principal
 }
 
 const toApiKey = (row: KeyRow): ApiKey => ({
@@ -151,7 +154,8 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("@platform/server/ApiKeys
             is_active: row.is_active,
             expires_at: row.expires_at?.getTime() ?? null,
             rate_limit_per_minute: row.rate_limit_per_minute,
-            bucket: `v1:key:${hex.slice(0, 32)}`
+            bucket: `v1:key:${hex.slice(0, 32)}`,
+            principal: { account_id: row.developer_account_id, api_key_id: row.id, user_id: null, scopes: row.scopes }
           }
           if (cache.size >= CACHE_MAX) {
             cache.clear()

@@ -113,20 +113,21 @@ export class Channels extends Effect.Service<Channels>()("@platform/server/Chann
       listCache.delete(accountId)
     }
 
-    /** GET /platform/v1/channels: newest first, never token material. */
-    const list = Effect.fn("Channels.list")(function*(accountId: number, type?: ChannelType) {
+    const filtered = (channels: ReadonlyArray<Channel>, type?: ChannelType) =>
+      type === undefined ? channels : channels.filter((c) => c.type === type)
+
+    /** GET /platform/v1/channels: newest first, never token material. A hot path: no span, no query on a hit. */
+    const list = (accountId: number, type?: ChannelType): Effect.Effect<ReadonlyArray<Channel>> => {
       const hit = listCache.get(accountId)
-      let channels: ReadonlyArray<Channel>
-      if (hit !== undefined && Date.now() - hit.at < LIST_CACHE_MS) {
-        channels = hit.channels
-      } else {
-        const at = Date.now()
-        channels = (yield* rows(accountId)).map(toChannel)
+      if (hit !== undefined && Date.now() - hit.at < LIST_CACHE_MS) return Effect.succeed(filtered(hit.channels, type))
+      const at = Date.now()
+      return Effect.map(rows(accountId), (found) => {
+        const channels = found.map(toChannel)
         if (listCache.size >= 10_000) listCache.clear()
         listCache.set(accountId, { channels, at })
-      }
-      return type === undefined ? channels : channels.filter((c) => c.type === type)
-    })
+        return filtered(channels, type)
+      })
+    }
 
     /** PATCH /platform/v1/channels/{id}/inbound: the kill-switch, for both channel kinds. */
     const setInbound = Effect.fn("Channels.setInbound")(function*(accountId: number, channelId: number, enabled: boolean) {

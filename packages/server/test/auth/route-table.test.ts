@@ -3,7 +3,7 @@ import { describe, expect, it, layer } from "@effect/vitest"
 import { ApiKeyAuth, DashboardAuth, PlatformApi, type Scope, Scopes } from "@platform/shared"
 import { Effect } from "effect"
 import { routeTable } from "../../src/auth/route-table.js"
-import { AuthTestServer, createKey, type Dev, request, signup } from "./support.js"
+import { AuthTestServer, createKey, type Dev, probe, signup } from "./support.js"
 
 /*
  * SPEC §5.3 (scope per route family) and §5.4 (where the cookie is accepted), written
@@ -39,7 +39,9 @@ const SPEC_RULES: ReadonlyArray<{
     scope: "manage:channels",
     cookie: true
   },
-  { methods: ["*"], path: /^\/platform\/v1\/broadcasts(\/.*)?$/, scope: "send:broadcasts", cookie: true }
+  { methods: ["*"], path: /^\/platform\/v1\/broadcasts(\/.*)?$/, scope: "send:broadcasts", cookie: true },
+  // Not in SPEC: the live event stream of `platform events tail`, grouped with the webhook routes.
+  { methods: ["GET"], path: /^\/platform\/v1\/events\/stream$/, scope: "manage:webhooks", cookie: true }
 ]
 
 /** Routes that need no credential at all. */
@@ -125,20 +127,20 @@ layer(AuthTestServer(), { timeout: 120_000 })("v1 routes against the live server
       for (const entry of table) {
         const path = concrete(entry.path)
         const name = `${entry.method} ${entry.path}`
-        const none = yield* request(entry.method, path, bodyFor(entry.method))
+        const none = yield* probe(entry.method, path, bodyFor(entry.method))
         expect(none.status, `${name} without a key`).toBe(401)
         expect(none.body.detail.code).toBe("unauthorized")
 
-        const invalid = yield* request(entry.method, path, { ...bodyFor(entry.method), key: "pk_live_" + "x".repeat(40) })
+        const invalid = yield* probe(entry.method, path, { ...bodyFor(entry.method), key: "pk_live_" + "x".repeat(40) })
         expect(invalid.status, `${name} with an unknown key`).toBe(401)
 
-        const wrong = yield* request(entry.method, path, { ...bodyFor(entry.method), key: allBut.get(entry.scope!)! })
+        const wrong = yield* probe(entry.method, path, { ...bodyFor(entry.method), key: allBut.get(entry.scope!)! })
         expect(wrong.status, `${name} with every scope but ${entry.scope}`).toBe(403)
         expect(wrong.body).toEqual({
           detail: { code: "missing_scope", message: expect.any(String), required_scope: entry.scope }
         })
 
-        const right = yield* request(entry.method, path, { ...bodyFor(entry.method), key: only.get(entry.scope!)! })
+        const right = yield* probe(entry.method, path, { ...bodyFor(entry.method), key: only.get(entry.scope!)! })
         expect([401, 403], `${name} with ${entry.scope} answered ${right.status} ${right.text}`).not.toContain(right.status)
       }
     }))
@@ -147,7 +149,7 @@ layer(AuthTestServer(), { timeout: 120_000 })("v1 routes against the live server
     Effect.gen(function*() {
       const dev = yield* signup("cookie")
       for (const entry of table) {
-        const reply = yield* request(entry.method, concrete(entry.path), { ...bodyFor(entry.method), cookie: dev.cookie })
+        const reply = yield* probe(entry.method, concrete(entry.path), { ...bodyFor(entry.method), cookie: dev.cookie })
         const name = `${entry.method} ${entry.path} with the cookie`
         if (entry.cookie) expect([401, 403], `${name}: ${reply.status} ${reply.text}`).not.toContain(reply.status)
         else expect(reply.status, name).toBe(401)
@@ -160,11 +162,11 @@ layer(AuthTestServer(), { timeout: 120_000 })("v1 routes against the live server
       const { key } = yield* createKey(dev)
       for (const route of allRoutes.filter((r) => r.dashboard)) {
         const path = concrete(route.path)
-        const withKey = yield* request(route.method, path, { ...bodyFor(route.method), key })
+        const withKey = yield* probe(route.method, path, { ...bodyFor(route.method), key })
         expect(withKey.status, `${route.method} ${route.path} with a key`).toBe(401)
-        const bare = yield* request(route.method, path, bodyFor(route.method))
+        const bare = yield* probe(route.method, path, bodyFor(route.method))
         expect(bare.status, `${route.method} ${route.path} bare`).toBe(401)
-        const withCookie = yield* request(route.method, path, { ...bodyFor(route.method), cookie: dev.cookie })
+        const withCookie = yield* probe(route.method, path, { ...bodyFor(route.method), cookie: dev.cookie })
         expect(withCookie.status, `${route.method} ${route.path} with the cookie`).not.toBe(401)
       }
     }))

@@ -81,6 +81,41 @@ export const request = (method: string, path: string, options: RequestOptions = 
       return { status: res.status, headers: res.headers, text, body: parsed, setCookies: res.headers.getSetCookie() }
     }))
 
+/**
+ * Like `request`, for routes that may stream (SSE): the body is read for at most
+ * `ms` and then the request is aborted; `body` is parsed when the read completed.
+ */
+export const probe = (method: string, path: string, options: RequestOptions = {}, ms = 1500) =>
+  Effect.flatMap(baseUrl, (base) =>
+    Effect.promise(async (): Promise<Reply> => {
+      const headers: Record<string, string> = { ...options.headers }
+      if (options.key !== undefined) headers["x-api-key"] = options.key
+      if (options.cookie !== undefined) headers["cookie"] = options.cookie
+      const body = options.body === undefined ? undefined : JSON.stringify(options.body)
+      if (body !== undefined) headers["content-type"] = "application/json"
+      const controller = new AbortController()
+      const timer = setTimeout(() => controller.abort(), ms)
+      try {
+        const res = await fetch(base + path, { method, headers, signal: controller.signal, ...(body === undefined ? {} : { body }) })
+        let text = ""
+        try {
+          text = await res.text()
+        } catch {
+          // a stream still open after `ms`: its status is what the caller wants
+        }
+        capturedResponses.push(`${method} ${path} ${res.status} ${text}`)
+        let parsed: unknown = null
+        try {
+          parsed = text.length > 0 ? JSON.parse(text) : null
+        } catch {
+          parsed = text
+        }
+        return { status: res.status, headers: res.headers, text, body: parsed, setCookies: res.headers.getSetCookie() }
+      } finally {
+        clearTimeout(timer)
+      }
+    }))
+
 let counter = 0
 export const uniqueEmail = (label = "dev") => `${label}.${Date.now().toString(36)}.${counter++}@example.com`
 
