@@ -19,14 +19,14 @@ const developer = Effect.gen(function*() {
 layer(WebhooksTestServer, { excludeTestServices: true })("deliveries API, conversation PATCH, event stream", (it) => {
   it.scoped("attempts and next_retry_at of the retry schedule are visible in the API, then failed", () =>
     Effect.gen(function*() {
-      // The server stamps the row with the wall clock; the dispatcher runs on the TestClock.
-      const t0 = Date.now() + 1000
-      yield* TestClock.setTime(t0)
       const receiver = yield* startReceiver(() => ({ status: 500, body: "x".repeat(600) }))
       const { key } = yield* developer
       const sub = yield* request("POST", "/platform/v1/webhooks/subscriptions", { key, body: { target_url: receiver.url } })
       const test = yield* request("POST", `/platform/v1/webhooks/subscriptions/${sub.body.id}/test`, { key })
       const id = test.body.id
+      // The server stamped the row with the wall clock; from here the dispatcher runs on the TestClock.
+      const t0 = Date.now() + 1000
+      yield* TestClock.setTime(t0)
       const dispatcher = yield* Dispatcher
       const offsets = [1, 6, 36, 156]
       yield* dispatcher.runOnce()
