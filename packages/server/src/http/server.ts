@@ -9,6 +9,7 @@ import { AppConfig } from "../config.js"
 import { DeliveryDomainLive } from "../domain/delivery-layer.js"
 import { DomainLive } from "../domain/layer.js"
 import { InboundLive } from "../inbound/route.js"
+import { SandboxRoutesLive } from "../upstream/live.js"
 import { ChannelsLive } from "./channels.js"
 import { ConversationsLive } from "./conversations.js"
 import { DashboardAccountLive } from "./dashboard-account.js"
@@ -18,6 +19,8 @@ import { DashboardSessionLive } from "./dashboard-session.js"
 import { DashboardTeamLive } from "./dashboard-team.js"
 import { EventsStreamLive } from "./events-stream.js"
 import { HealthLive } from "./health.js"
+import { MediaDownloadRoute, MediaLive } from "./media.js"
+import { MessagesLive } from "./messages.js"
 import { RequestContextMiddleware, requestsInFlight } from "./request-context.js"
 import { ValidationMiddleware } from "./validation.js"
 import { DeliveriesLive } from "./webhook-deliveries.js"
@@ -28,6 +31,8 @@ export const ApiLive = HttpApiBuilder.api(PlatformApi).pipe(
   Layer.provide([
     HealthLive,
     ChannelsLive,
+    MessagesLive,
+    MediaLive,
     SubscriptionsLive,
     DeliveriesLive,
     ConversationsLive,
@@ -47,7 +52,9 @@ export const HttpAppLive = Layer.mergeAll(
   HttpApiScalar.layer({ path: "/platform/v1/docs" }),
   ValidationMiddleware,
   RequestContextMiddleware,
-  InboundLive
+  InboundLive,
+  MediaDownloadRoute,
+  SandboxRoutesLive
 ).pipe(Layer.provideMerge(ApiLive), Layer.provideMerge(DeliveryDomainLive), Layer.provideMerge(DomainLive))
 
 const DRAIN_TIMEOUT_MS = 15_000

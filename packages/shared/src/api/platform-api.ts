@@ -8,6 +8,8 @@ import { DashboardSessionGroup } from "./dashboard-session.js"
 import { DashboardTeamGroup } from "./dashboard-team.js"
 import { EventsGroup } from "./events-stream.js"
 import { HealthGroup } from "./health.js"
+import { MediaGroup } from "./media.js"
+import { MessagesGroup } from "./messages.js"
 import { DeliveriesGroup } from "./webhook-deliveries.js"
 import { SubscriptionsGroup } from "./webhook-subscriptions.js"
 
@@ -18,6 +20,8 @@ import { SubscriptionsGroup } from "./webhook-subscriptions.js"
 export class PlatformApi extends HttpApi.make("platform")
   .add(HealthGroup)
   .add(ChannelsGroup)
+  .add(MessagesGroup)
+  .add(MediaGroup)
   .add(SubscriptionsGroup)
   .add(DeliveriesGroup)
   .add(ConversationsGroup)

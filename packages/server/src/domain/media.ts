@@ -1,0 +1,305 @@
+import { Multipart } from "@effect/platform"
+import { SqlClient } from "@effect/sql"
+import {
+  ChatOnly,
+  type MediaDeleteResult,
+  type MediaFromUrl,
+  type MediaUploadResult,
+  type MediaUrlResult,
+  NotFound,
+  SendUpstreamError,
+  ValidationFailed
+} from "@platform/shared"
+import { Data, Effect, Exit, Option, Scope, Stream } from "effect"
+import { AppConfig } from "../config.js"
+import { Secrets } from "../crypto/secrets.js"
+import { safeDownload, type SafeDownloadError } from "../delivery/safe-http.js"
+import { DnsResolver } from "../delivery/ssrf.js"
+import { toSendErrorBody, type UpstreamFailure, type UpstreamRequestInvalid } from "../upstream/errors.js"
+import { Upstream } from "../upstream/upstream.js"
+import { ChannelCredentialsCache, type UsableChannel } from "./channel-credentials.js"
+
+const KB = 1024
+const MB = 1024 * 1024
+
+export type MediaKind = "image" | "sticker" | "video" | "audio" | "document"
+
+/** What the chat upstream accepts per kind (WhatsApp Cloud API "Supported media types"): MIME types and size caps. */
+export const MEDIA_KINDS: ReadonlyArray<{ readonly kind: MediaKind; readonly maxBytes: number; readonly mimeTypes: ReadonlyArray<string> }> = [
+  { kind: "image", maxBytes: 5 * MB, mimeTypes: ["image/jpeg", "image/png"] },
+  { kind: "sticker", maxBytes: 500 * KB, mimeTypes: ["image/webp"] },
+  { kind: "video", maxBytes: 16 * MB, mimeTypes: ["video/mp4", "video/3gpp"] },
+  { kind: "audio", maxBytes: 16 * MB, mimeTypes: ["audio/aac", "audio/amr", "audio/mpeg", "audio/mp4", "audio/ogg"] },
+  {
+    kind: "document",
+    maxBytes: 100 * MB,
+    mimeTypes: [
+      "text/plain",
+      "application/pdf",
+      "application/msword",
+      "application/vnd.ms-excel",
+      "application/vnd.ms-powerpoint",
+      "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+      "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+      "application/vnd.openxmlformats-officedocument.presentationml.presentation"
+    ]
+  }
+]
+
+const baseMime = (mime: string) => mime.split(";")[0]!.trim().toLowerCase()
+
+export const mediaKindOf = (mime: string) => MEDIA_KINDS.find((k) => k.mimeTypes.includes(baseMime(mime)))
+
+const ascii = (bytes: Uint8Array, from: number, text: string) =>
+  text.split("").every((c, i) => bytes[from + i] === c.charCodeAt(0))
+
+/*
+ * Content signatures, so a file's bytes must be what its MIME type claims (the
+ * upstream rejects a mismatch only later, when the message is delivered).
+ */
+const SIGNATURES: Readonly<Record<string, (b: Uint8Array) => boolean>> = {
+  "image/jpeg": (b) => b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff,
+  "image/png": (b) => ascii(b, 1, "PNG") && b[0] === 0x89,
+  "image/webp": (b) => ascii(b, 0, "RIFF") && ascii(b, 8, "WEBP"),
+  "video/mp4": (b) => ascii(b, 4, "ftyp"),
+  "video/3gpp": (b) => ascii(b, 4, "ftyp"),
+  "audio/mp4": (b) => ascii(b, 4, "ftyp"),
+  "audio/ogg": (b) => ascii(b, 0, "OggS"),
+  "audio/amr": (b) => ascii(b, 0, "#!AMR"),
+  "audio/mpeg": (b) => ascii(b, 0, "ID3") || (b[0] === 0xff && ((b[1] ?? 0) & 0xe0) === 0xe0),
+  "audio/aac": (b) => ascii(b, 0, "ADIF") || (b[0] === 0xff && ((b[1] ?? 0) & 0xf6) === 0xf0),
+  "application/pdf": (b) => ascii(b, 0, "%PDF"),
+  "application/msword": (b) => b[0] === 0xd0 && b[1] === 0xcf && b[2] === 0x11 && b[3] === 0xe0,
+  "application/vnd.ms-excel": (b) => b[0] === 0xd0 && b[1] === 0xcf && b[2] === 0x11 && b[3] === 0xe0,
+  "application/vnd.ms-powerpoint": (b) => b[0] === 0xd0 && b[1] === 0xcf && b[2] === 0x11 && b[3] === 0xe0,
+  "application/vnd.openxmlformats-officedocument.wordprocessingml.document": (b) => ascii(b, 0, "PK\u0003\u0004"),
+  "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": (b) => ascii(b, 0, "PK\u0003\u0004"),
+  "application/vnd.openxmlformats-officedocument.presentationml.presentation": (b) => ascii(b, 0, "PK\u0003\u0004"),
+  "text/plain": (b) => !b.includes(0)
+}
+
+/** Whether the first bytes of a file fit its declared MIME type. */
+export const contentMatches = (mime: string, head: Uint8Array) => SIGNATURES[baseMime(mime)]?.(head) ?? true
+
+/** Lifetime of a platform media URL. */
+export const MEDIA_URL_TTL_SECONDS = 300
+
+class UploadRefused extends Data.TaggedError("UploadRefused")<{ readonly error: ValidationFailed }> {}
+
+const issue = (loc: ReadonlyArray<string | number>, msg: string, input: unknown, ctx: Record<string, unknown> = {}) =>
+  new ValidationFailed({ detail: [{ loc: ["body", ...loc], msg, type: "value_error", input: input ?? null, ctx }] })
+
+const sizeText = (bytes: number) => (bytes >= MB ? `${bytes / MB} MB` : `${bytes / KB} KB`)
+
+const upstreamFailed = (e: UpstreamFailure | UpstreamRequestInvalid) =>
+  e._tag === "UpstreamRequestInvalid"
+    ? e.code === "chat_only" ? new ChatOnly({ message: e.message }) : issue([], e.message, null)
+    : new SendUpstreamError(toSendErrorBody(e))
+
+const downloadRefusal = (url: string, e: SafeDownloadError, cap: number) => {
+  switch (e._tag) {
+    case "SsrfRejected":
+      return issue(["url"], e.reason, url, { kind: e.kind })
+    case "SafeDownloadRefused":
+      return issue(
+        ["url"],
+        e.kind === "too_large" ? `the file at url exceeds the ${sizeText(cap)} cap for this mime_type` : e.reason,
+        url,
+        { kind: e.kind }
+      )
+    default:
+      return issue(["url"], `the file at url could not be downloaded: ${e.reason}`, url, { kind: "download_failed" })
+  }
+}
+
+/**
+ * POST/GET/DELETE /media (SPEC §4.3). Files stream through to the upstream (nothing
+ * is stored but metadata); URL sources pass the SSRF guard before any fetch; the
+ * short-lived URL is the platform's own, HMAC-signed with an expiry, and streams
+ * the bytes from the upstream with the channel token, which never leaves here.
+ */
+export class Media extends Effect.Service<Media>()("@platform/server/Media", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const config = yield* AppConfig
+    const secrets = yield* Secrets
+    const channels = yield* ChannelCredentialsCache
+    const upstream = yield* Upstream
+    const resolver = yield* Effect.serviceOption(DnsResolver)
+
+    const remember = (channel: UsableChannel, mediaId: string, mime: string, size: number, filename: string | null) =>
+      sql`
+        insert into media (developer_account_id, platform_channel_id, media_id, mime_type, file_size, filename)
+        values (${channel.account_id}, ${channel.id}, ${mediaId}, ${mime}, ${size}, ${filename})
+        on conflict (platform_channel_id, media_id) do nothing`.pipe(Effect.orDie, Effect.asVoid)
+
+    const channelOf = (accountId: number, raw: string | undefined) =>
+      Effect.gen(function*() {
+        const id = raw === undefined ? NaN : Number(raw)
+        if (!Number.isInteger(id) || id <= 0) {
+          return yield* issue(["channel_id"], raw === undefined ? "channel_id is required before file" : "must be an integer", raw)
+        }
+        return yield* channels.get(accountId, id)
+      })
+
+    /**
+     * multipart/form-data: `channel_id` (a field before `file`, or the query) then
+     * `file`, whose bytes go to the upstream as they arrive: the size cap and the
+     * content signature are enforced on the way, aborting the upload.
+     */
+    const uploadMultipart = Effect.fn("Media.uploadMultipart")(function*(
+      accountId: number,
+      parts: Stream.Stream<Multipart.Part, Multipart.MultipartError>,
+      channelIdFromQuery: string | undefined,
+      declaredLength: number | undefined
+    ) {
+      if (declaredLength !== undefined && declaredLength > 100 * MB + 64 * KB) {
+        return yield* issue(["file"], "the request exceeds the largest media cap (100 MB for documents)", null, { max_bytes: 100 * MB })
+      }
+      return yield* Effect.scoped(Effect.gen(function*() {
+        const pull = yield* Stream.toPull(parts)
+        let channelId = channelIdFromQuery
+        for (;;) {
+          const chunk = yield* pull.pipe(
+            Effect.map(Option.some),
+            Effect.catchAll((e) => Option.isNone(e) ? Effect.succeedNone : Effect.fail(e.value))
+          )
+          if (Option.isNone(chunk)) break
+          for (const part of chunk.value) {
+            if (Multipart.isField(part)) {
+              if (part.key === "channel_id") channelId = part.value
+              else return yield* issue([part.key], "unknown field (expected channel_id and file)", part.value)
+              continue
+            }
+            if (!Multipart.isFile(part)) continue
+            if (part.key !== "file") return yield* issue([part.key], "unknown field (expected channel_id and file)", null)
+            const channel = yield* channelOf(accountId, channelId)
+            return yield* streamFile(channel, part)
+          }
+        }
+        return yield* issue(["file"], "file is required", null)
+      })).pipe(
+        Effect.catchTag("MultipartError", (e) => Effect.fail(issue(["file"], `the multipart body could not be read (${e.reason})`, null)))
+      )
+    })
+
+    const streamFile = (channel: UsableChannel, part: Multipart.File) =>
+      Effect.gen(function*() {
+        const mime = baseMime(part.contentType)
+        const kind = mediaKindOf(mime)
+        if (kind === undefined) {
+          return yield* issue(["file"], `unsupported media type ${mime || "(none)"}; supported: ${MEDIA_KINDS.flatMap((k) => k.mimeTypes).join(", ")}`, part.name, { mime_type: mime })
+        }
+        let total = 0
+        let refused: ValidationFailed | undefined
+        const guarded = part.content.pipe(
+          Stream.mapError((e) => new UploadRefused({ error: issue(["file"], `the multipart body could not be read (${e.reason})`, null) })),
+          Stream.mapEffect((bytes) => {
+            if (total === 0 && bytes.length > 0 && !contentMatches(mime, bytes)) {
+              refused = issue(["file"], `the file's content is not ${mime}`, part.name, { mime_type: mime })
+            } else if (total + bytes.length > kind.maxBytes) {
+              refused = issue(["file"], `${kind.kind} files are at most ${sizeText(kind.maxBytes)}`, part.name, { max_bytes: kind.maxBytes })
+            }
+            total += bytes.length
+            return refused === undefined ? Effect.succeed(bytes) : Effect.fail(new UploadRefused({ error: refused }))
+          })
+        )
+        const result = yield* upstream.uploadMedia(channel.creds, { data: guarded, mime_type: mime, filename: part.name || "file" }).pipe(
+          Effect.mapError((e) => refused ?? upstreamFailed(e))
+        )
+        if (refused !== undefined) return yield* refused
+        if (total === 0) return yield* issue(["file"], "the file is empty", part.name)
+        yield* remember(channel, result.media_id, mime, total, part.name || null)
+        return { channel_id: channel.id, media_id: result.media_id } satisfies MediaUploadResult
+      })
+
+    /** application/json `{channel_id, url, mime_type}`: the SSRF guard runs before any fetch. */
+    const uploadFromUrl = Effect.fn("Media.uploadFromUrl")(function*(accountId: number, input: MediaFromUrl) {
+      const channel = yield* channels.get(accountId, input.channel_id)
+      const mime = baseMime(input.mime_type)
+      const kind = mediaKindOf(mime)
+      if (kind === undefined) {
+        return yield* issue(["mime_type"], `unsupported media type ${mime}; supported: ${MEDIA_KINDS.flatMap((k) => k.mimeTypes).join(", ")}`, input.mime_type)
+      }
+      const downloaded = yield* safeDownload(input.url, {
+        allowLocal: config.unsafeAllowLocalTargets,
+        maxBytes: kind.maxBytes,
+        timeoutMs: 30_000,
+        ...(Option.isSome(resolver) ? { resolver: resolver.value } : {})
+      }).pipe(Effect.mapError((e) => downloadRefusal(input.url, e, kind.maxBytes)))
+      if (downloaded.bytes.length === 0) return yield* issue(["url"], "the file at url is empty", input.url)
+      if (!contentMatches(mime, downloaded.bytes)) {
+        return yield* issue(["mime_type"], `the file at url is not ${mime}`, input.mime_type, { mime_type: mime })
+      }
+      const filename = decodeURIComponent(new URL(input.url).pathname.split("/").pop() || "") || "file"
+      const result = yield* upstream.uploadMedia(channel.creds, { data: downloaded.bytes, mime_type: mime, filename }).pipe(
+        Effect.mapError(upstreamFailed)
+      )
+      yield* remember(channel, result.media_id, mime, downloaded.bytes.length, filename)
+      return { channel_id: channel.id, media_id: result.media_id } satisfies MediaUploadResult
+    })
+
+    const sign = (payload: string) => secrets.sign(`media-download|${payload}`)
+
+    /** `<account>.<channel>.<expiry>.<media id, base64url>.<HMAC>`: everything the download needs, tamper-proof. */
+    const tokenFor = (channel: UsableChannel, mediaId: string, expires: number) => {
+      const payload = `${channel.account_id}.${channel.id}.${expires}.${Buffer.from(mediaId).toString("base64url")}`
+      return `${payload}.${sign(payload)}`
+    }
+
+    const url = Effect.fn("Media.url")(function*(accountId: number, mediaId: string, channelId: number) {
+      const channel = yield* channels.get(accountId, channelId)
+      const info = yield* upstream.getMediaUrl(channel.creds, mediaId).pipe(Effect.mapError(upstreamFailed))
+      const expires = Math.floor(Date.now() / 1000) + MEDIA_URL_TTL_SECONDS
+      return {
+        channel_id: channel.id,
+        url: `${config.publicUrl}/platform/v1/media/download/${tokenFor(channel, mediaId, expires)}`,
+        mime_type: info.mime_type,
+        file_size: info.file_size
+      } satisfies MediaUrlResult
+    })
+
+    const expired = () => new NotFound({ message: "this media link is invalid or has expired; ask GET /platform/v1/media/{media_id}/url for a new one" })
+
+    /**
+     * The bytes behind a signed link: headers once the upstream answered, then the
+     * body streamed through. The upstream response stays open until the stream ends.
+     */
+    const download = Effect.fn("Media.download")(function*(token: string) {
+      const parts = token.split(".")
+      if (parts.length !== 5) return yield* expired()
+      const [account, channelId, expires, encodedId, signature] = parts as [string, string, string, string, string]
+      if (!secrets.verify(`media-download|${account}.${channelId}.${expires}.${encodedId}`, signature)) {
+        return yield* expired()
+      }
+      if (!(Number(expires) * 1000 > Date.now())) return yield* expired()
+      const channel = yield* channels.get(Number(account), Number(channelId)).pipe(
+        Effect.catchTag("NotFound", () => Effect.fail(expired()))
+      )
+      const mediaId = Buffer.from(encodedId, "base64url").toString()
+      const info = yield* upstream.getMediaUrl(channel.creds, mediaId).pipe(Effect.mapError(upstreamFailed))
+      const scope = yield* Scope.make()
+      const opened = yield* upstream.openMedia(channel.creds, info.url).pipe(
+        Scope.extend(scope),
+        Effect.mapError(upstreamFailed),
+        Effect.onError(() => Scope.close(scope, Exit.void))
+      )
+      return {
+        mime_type: opened.mime_type || info.mime_type,
+        content_length: opened.content_length ?? (info.file_size > 0 ? info.file_size : null),
+        stream: opened.stream.pipe(Stream.ensuring(Scope.close(scope, Exit.void)))
+      }
+    })
+
+    const remove = Effect.fn("Media.delete")(function*(accountId: number, mediaId: string, channelId: number) {
+      const channel = yield* channels.get(accountId, channelId)
+      yield* upstream.deleteMedia(channel.creds, mediaId).pipe(Effect.mapError(upstreamFailed))
+      yield* sql`update media set deleted_at = now() where platform_channel_id = ${channel.id} and media_id = ${mediaId}`.pipe(
+        Effect.orDie
+      )
+      return { deleted: true } satisfies MediaDeleteResult
+    })
+
+    return { uploadMultipart, uploadFromUrl, url, download, delete: remove } as const
+  })
+}) {}

@@ -1,0 +1,357 @@
+import { SqlClient } from "@effect/sql"
+import {
+  API_VERSION,
+  ChatOnly,
+  type MarkRead,
+  type MarkReadResult,
+  type SendMessage,
+  type SendResult,
+  SendUpstreamError,
+  TemplateQuotaExceeded,
+  type ValidationIssue,
+  ValidationFailed
+} from "@platform/shared"
+import { Effect, Option } from "effect"
+import { DeliveryWakeup } from "../delivery/wakeup.js"
+import type { UpstreamFailure, UpstreamRequestInvalid } from "../upstream/errors.js"
+import { toSendErrorBody } from "../upstream/errors.js"
+import { socialSupports } from "../upstream/message-payload.js"
+import { Upstream } from "../upstream/upstream.js"
+import { ChannelCredentialsCache, type UsableChannel } from "./channel-credentials.js"
+import { newEventId } from "./events.js"
+import { Idempotency, requestHash, type StoredResponse } from "./idempotency.js"
+import { checkTemplateParameters, type StoredTemplate } from "./template-parameters.js"
+import { Usage } from "./usage.js"
+
+/** A response stored under the Idempotency-Key earlier, to be replayed verbatim. */
+export interface Replayed {
+  readonly _tag: "Replayed"
+  readonly response: StoredResponse
+}
+
+export type SendError = ChatOnly | SendUpstreamError | TemplateQuotaExceeded | ValidationFailed
+
+const invalid = (loc: ReadonlyArray<string | number>, msg: string, input: unknown): ValidationFailed =>
+  new ValidationFailed({
+    detail: [{ loc: ["body", ...loc], msg, type: "value_error", input: input === undefined ? null : input, ctx: {} }]
+  })
+
+/** What the stored record keeps of each type (DESIGN §5 `payload`: the type's object). */
+const payloadOf = (body: SendMessage): unknown => {
+  const context = body.context !== undefined ? { context: body.context } : {}
+  switch (body.type) {
+    case "text":
+      return { ...(body.preview_url !== undefined ? { preview_url: body.preview_url } : {}), ...context }
+    case "template":
+      return {
+        template_name: body.template_name,
+        language_code: body.language_code,
+        ...(body.components !== undefined ? { components: body.components } : {})
+      }
+    case "image":
+    case "video":
+    case "audio":
+    case "document":
+    case "sticker":
+      return { ...body.media, ...context }
+    case "interactive":
+    case "catalog":
+      return { interactive: body.interactive, ...context }
+    case "location":
+      return { location: body.location, ...context }
+    case "contacts":
+      return { contacts: body.contacts, ...context }
+    case "reaction":
+      return body.reaction
+    case "typing":
+      return context
+  }
+}
+
+const textOf = (body: SendMessage): string | null => {
+  switch (body.type) {
+    case "text":
+      return body.text ?? null
+    case "image":
+    case "video":
+    case "document":
+      return body.media?.caption ?? null
+    default:
+      return null
+  }
+}
+
+// The shared union does not narrow `media` to required per type (its members are built by spreading generic
+// fields), so the optional reads below are only for the compiler: decoding guarantees the fields.
+const mediaIdOf = (body: SendMessage): string | null => body.media?.id ?? null
+
+/** The conversation's peer: WhatsApp's wa_id (digits) on chat, the sender-scoped id on social. */
+const peerOf = (channel: UsableChannel, to: string, answered: string | null) =>
+  channel.type === "chat" ? (answered ?? to).replace(/\D/g, "") || to : to
+
+const json = (value: unknown) => JSON.stringify(value)
+
+/**
+ * POST /messages and /messages/mark-read (SPEC §4.1). Every rule that can refuse a
+ * send runs before the upstream call (ownership, chat_only, channel-kind fields,
+ * local template parameters, the template quota); a send that reached the upstream
+ * is recorded in ONE statement (contact, conversation and its counters, message,
+ * message.sent, the idempotency outcome), whether it succeeded or failed.
+ */
+export class Messages extends Effect.Service<Messages>()("@platform/server/Messages", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const channels = yield* ChannelCredentialsCache
+    const upstream = yield* Upstream
+    const usage = yield* Usage
+    const idempotency = yield* Idempotency
+    const wakeup = yield* Effect.serviceOption(DeliveryWakeup)
+
+    const localTemplate = (channel: UsableChannel, name: string, language: string) =>
+      sql<StoredTemplate>`
+        select name, body_text, components, parameter_format from templates
+        where platform_channel_id = ${channel.id} and developer_account_id = ${channel.account_id}
+          and name = ${name} and language_code = ${language} and is_active
+        limit 1`.pipe(Effect.orDie, Effect.map((rows) => rows[0]))
+
+    const lastInboundMessage = (channel: UsableChannel, peer: string) =>
+      sql<{ meta_message_id: string }>`
+        select m.meta_message_id from conversations c
+        join messages m on m.conversation_id = c.id
+        where c.platform_channel_id = ${channel.id} and c.peer_id = ${peer}
+          and m.direction = 'inbound' and m.meta_message_id is not null
+        order by m.id desc limit 1`.pipe(Effect.orDie, Effect.map((rows) => rows[0]?.meta_message_id))
+
+    /** Rules that depend on the channel kind or on stored rows; 400/422 before any upstream call. */
+    const prepare = (channel: UsableChannel, body: SendMessage) =>
+      Effect.gen(function*() {
+        if (channel.type === "social" && !socialSupports(body.type)) {
+          return yield* new ChatOnly({ message: `type ${body.type} is supported only on chat channels; channel ${channel.id} is a social channel` })
+        }
+        if (channel.type === "chat" && body.type === "document" && body.media?.link !== undefined && body.media.filename === undefined) {
+          return yield* invalid(["media", "filename"], "a document sent by link on a chat channel needs media.filename", body.media)
+        }
+        if (channel.type === "chat" && body.type === "typing" && body.context === undefined) {
+          // WhatsApp shows typing against the inbound message being answered: the latest one from this peer.
+          const answered = yield* lastInboundMessage(channel, peerOf(channel, body.to, null))
+          if (answered === undefined) {
+            return yield* invalid(
+              ["context", "message_id"],
+              `no inbound message from ${body.to} to answer: on chat channels typing is shown against an inbound message (pass context.message_id)`,
+              null
+            )
+          }
+          return { ...body, context: { message_id: answered } } satisfies SendMessage as SendMessage
+        }
+        if (body.type === "template") {
+          const template = yield* localTemplate(channel, body.template_name ?? "", body.language_code ?? "")
+          if (template !== undefined) {
+            const issues: ReadonlyArray<ValidationIssue> = checkTemplateParameters(template, body.components)
+            if (issues.length > 0) return yield* new ValidationFailed({ detail: issues })
+          }
+        }
+        return body
+      })
+
+    const consumeTemplateQuota = (accountId: number) =>
+      usage.consume(accountId, "template_messages").pipe(
+        Effect.catchTag("QuotaExceeded", (e) =>
+          Effect.fail(TemplateQuotaExceeded.withReason(
+            `the ${e.plan} plan's ${e.limit} template messages for this month are used up; upgrade the plan or wait for the reset on the 1st (UTC)`
+          )))
+      )
+
+    /** The whole record of a successful send, in one statement (DESIGN §8). */
+    const recordSent = (
+      channel: UsableChannel,
+      body: SendMessage,
+      peer: string,
+      upstreamId: string | null,
+      kept: { readonly key: string; readonly body: string } | null
+    ) => {
+      const eventId = newEventId()
+      const now = new Date().toISOString()
+      const chat = channel.type === "chat"
+      const contact = chat
+        ? sql`
+          insert into contacts as k (developer_account_id, platform_channel_id, chat_id, phone)
+          values (${channel.account_id}, ${channel.id}, ${peer}, ${peer})
+          on conflict (platform_channel_id, chat_id) where chat_id is not null do update set last_seen_at = k.last_seen_at
+          returning id`
+        : sql`
+          insert into contacts as k (developer_account_id, platform_channel_id, social_id)
+          values (${channel.account_id}, ${channel.id}, ${peer})
+          on conflict (platform_channel_id, social_id) where social_id is not null do update set last_seen_at = k.last_seen_at
+          returning id`
+      const text = textOf(body)
+      const mediaId = mediaIdOf(body)
+      return sql<{ id: number; conversation_id: number }>`
+        with contact as (${contact}),
+        conv as (
+          insert into conversations as cv (developer_account_id, platform_channel_id, platform_contact_id, peer_id,
+            last_active_at, last_message_direction, last_message_preview, message_count, outbound_count)
+          select ${channel.account_id}, ${channel.id}, contact.id, ${peer}, now(), 'outbound',
+            left(coalesce(${text}::text, '[' || ${body.type}::text || ']'), 200), 1, 1
+          from contact
+          on conflict (platform_channel_id, peer_id) do update set
+            last_active_at = now(),
+            last_message_direction = 'outbound',
+            last_message_preview = excluded.last_message_preview,
+            message_count = cv.message_count + 1,
+            outbound_count = cv.outbound_count + 1,
+            platform_contact_id = coalesce(cv.platform_contact_id, excluded.platform_contact_id)
+          returning id
+        ),
+        msg as (
+          insert into messages (developer_account_id, platform_channel_id, conversation_id, contact_id, direction, source,
+            type, text, payload, media_id, status, status_updated_at, meta_message_id)
+          select ${channel.account_id}, ${channel.id}, conv.id, contact.id, 'outbound', 'api', ${body.type}, ${text},
+            ${json(payloadOf(body))}::jsonb, ${mediaId}, 'sent', now(), ${upstreamId}
+          from conv, contact
+          returning id, conversation_id
+        ),
+        evt as (
+          insert into events (event_id, developer_account_id, platform_channel_id, event_type, conversation_peer, envelope, occurred_at)
+          select ${eventId}, ${channel.account_id}, ${channel.id}, 'message.sent', ${peer},
+            jsonb_build_object('id', ${eventId}::text, 'event', 'message.sent', 'developer_account_id', ${channel.account_id}::bigint,
+              'platform_channel_id', ${channel.id}::bigint, 'occurred_at', ${now}::text, 'api_version', ${API_VERSION}::text,
+              'data', jsonb_build_object('message_id', msg.id, 'conversation_id', msg.conversation_id, 'peer_id', ${peer}::text,
+                'direction', 'outbound', 'source', 'api', 'type', ${body.type}::text, 'text', ${text}::text,
+                'has_media', ${mediaId}::text is not null, 'media_id', ${mediaId}::text, 'status', 'sent',
+                'meta_message_id', ${upstreamId}::text)),
+            ${now}::timestamptz
+          from msg
+        ),
+        kept as (
+          update idempotency_keys set status = 'completed', response_status = 200, response_body = ${kept?.body ?? null}
+          where ${kept !== null} and developer_account_id = ${channel.account_id} and key = ${kept?.key ?? ""}
+          returning 1
+        )
+        select msg.id, msg.conversation_id from msg`.pipe(
+        Effect.orDie
+      )
+    }
+
+    /** A send the upstream refused: the record stays, status failed with the envelope, no counters, no event. */
+    const recordFailed = (
+      channel: UsableChannel,
+      body: SendMessage,
+      peer: string,
+      error: ReturnType<typeof toSendErrorBody>,
+      kept: { readonly key: string; readonly body: string } | null
+    ) =>
+      sql`
+        with conv as (
+          select id, platform_contact_id from conversations where platform_channel_id = ${channel.id} and peer_id = ${peer}
+        ),
+        msg as (
+          insert into messages (developer_account_id, platform_channel_id, conversation_id, contact_id, direction, source,
+            type, text, payload, media_id, status, status_updated_at, error)
+          values (${channel.account_id}, ${channel.id}, (select id from conv), (select platform_contact_id from conv),
+            'outbound', 'api', ${body.type}, ${textOf(body)}, ${json(payloadOf(body))}::jsonb, ${mediaIdOf(body)}, 'failed',
+            now(), ${json(error)}::jsonb)
+          returning id
+        ),
+        kept as (
+          update idempotency_keys set status = 'completed', response_status = 502, response_body = ${kept?.body ?? null}
+          where ${kept !== null} and developer_account_id = ${channel.account_id} and key = ${kept?.key ?? ""}
+          returning 1
+        )
+        select (select count(*) from msg) as messages, (select count(*) from kept) as kept`.pipe(Effect.orDie)
+
+    const requestInvalid = (e: UpstreamRequestInvalid): ChatOnly | ValidationFailed =>
+      e.code === "chat_only" ? new ChatOnly({ message: e.message }) : invalid([], e.message, null)
+
+    /**
+     * One send. `key` is the claimed Idempotency-Key whose outcome is written with the
+     * record; `onUpstream` receives the upstream call's duration (Server-Timing).
+     */
+    const sendOnce = (
+      accountId: number,
+      input: SendMessage,
+      key: string | undefined,
+      onUpstream: (ms: number) => void
+    ) =>
+      Effect.gen(function*() {
+        const channel = yield* channels.get(accountId, input.channel_id)
+        const body = yield* prepare(channel, input)
+        if (body.type === "template") yield* consumeTemplateQuota(accountId)
+        const { channel_id: _, ...upstreamInput } = body
+        const started = performance.now()
+        const outcome = yield* upstream.sendMessage(channel.creds, upstreamInput).pipe(
+          Effect.either,
+          Effect.ensuring(Effect.sync(() => onUpstream(performance.now() - started)))
+        )
+        if (outcome._tag === "Left") {
+          const e = outcome.left
+          if (e._tag === "UpstreamRequestInvalid") {
+            if (body.type === "template") yield* usage.refund(accountId, "template_messages")
+            return yield* requestInvalid(e)
+          }
+          return yield* failed(channel, body, key, e)
+        }
+        const sent = outcome.right
+        const result: SendResult = { channel_id: channel.id, message_id: sent.message_id ?? "", type: body.type }
+        const kept = key === undefined ? null : { key, body: json(result) }
+        if (body.type === "typing") {
+          // Typing creates no message: nothing to record but the idempotency outcome.
+          if (kept !== null) yield* idempotency.complete(accountId, kept.key, { status: 200, body: kept.body })
+          return result
+        }
+        yield* recordSent(channel, body, peerOf(channel, body.to, sent.recipient_id), sent.message_id, kept)
+        if (Option.isSome(wakeup)) yield* wakeup.value.eventsWritten
+        return result
+      })
+
+    const failed = (channel: UsableChannel, body: SendMessage, key: string | undefined, e: UpstreamFailure) =>
+      Effect.gen(function*() {
+        if (body.type === "template") yield* usage.refund(channel.account_id, "template_messages")
+        const envelope = toSendErrorBody(e)
+        const kept = key === undefined ? null : { key, body: json(envelope) }
+        if (body.type === "typing") {
+          if (kept !== null) yield* idempotency.complete(channel.account_id, kept.key, { status: 502, body: kept.body })
+        } else {
+          yield* recordFailed(channel, body, peerOf(channel, body.to, null), envelope, kept)
+        }
+        return yield* new SendUpstreamError(envelope)
+      })
+
+    /**
+     * POST /messages with the Idempotency-Key rules of DESIGN §5: a completed key
+     * answers `Replayed`; the claim is released when the send ends before reaching
+     * the upstream (400, 404, 422, 429) so a corrected retry may reuse the key.
+     */
+    const send = Effect.fn("Messages.send")(function*(
+      accountId: number,
+      input: SendMessage,
+      key: string | undefined,
+      onUpstream: (ms: number) => void = () => {}
+    ) {
+      if (key === undefined) return yield* sendOnce(accountId, input, undefined, onUpstream)
+      const claim = yield* idempotency.claim(accountId, key, requestHash("POST /platform/v1/messages", input))
+      if (claim._tag === "Replay") return { _tag: "Replayed", response: claim.response } satisfies Replayed
+      return yield* Effect.uninterruptibleMask((restore) =>
+        restore(sendOnce(accountId, input, key, onUpstream)).pipe(
+          Effect.onExit((exit) =>
+            exit._tag === "Success" || (exit.cause._tag === "Fail" && exit.cause.error._tag === "SendUpstreamError")
+              ? Effect.void
+              : idempotency.release(accountId, key)
+          )
+        )
+      )
+    })
+
+    /** Read receipt (SPEC §4.1): not a message, not billable, no counter. */
+    const markRead = Effect.fn("Messages.markRead")(function*(accountId: number, input: MarkRead) {
+      const channel = yield* channels.get(accountId, input.channel_id)
+      return yield* upstream.markRead(channel.creds, input.message_id).pipe(
+        Effect.map((r): MarkReadResult => ({ message_id: r.message_id, status: r.status })),
+        Effect.mapError((e): ChatOnly | ValidationFailed | SendUpstreamError =>
+          e._tag === "UpstreamRequestInvalid" ? requestInvalid(e) : new SendUpstreamError(toSendErrorBody(e))
+        )
+      )
+    })
+
+    return { send, markRead } as const
+  })
+}) {}

@@ -1,0 +1,131 @@
+import { expect, layer } from "@effect/vitest"
+import type { MessageType } from "@platform/shared"
+import { Effect } from "effect"
+import { MessagingTestServer, sandboxSends, send, type Setup, setup } from "./support.js"
+
+let ready: Setup | undefined
+const ctx = Effect.suspend(() => (ready ? Effect.succeed(ready) : setup("matrix").pipe(Effect.tap((s) => (ready = s)))))
+
+const SOCIAL_TYPES: ReadonlySet<MessageType> = new Set(["text", "image", "video", "audio", "document", "reaction", "typing"])
+
+/** One valid and one invalid body per type (SPEC §4.1), the invalid one with the `loc` its 422 must name. */
+const CASES: ReadonlyArray<{
+  readonly type: MessageType
+  readonly valid: Record<string, unknown>
+  readonly invalid: Record<string, unknown>
+  readonly loc: ReadonlyArray<string | number>
+}> = [
+  { type: "text", valid: { text: "hello", preview_url: true, context: { message_id: "wamid.prev" } }, invalid: {}, loc: ["body", "text"] },
+  {
+    type: "template",
+    valid: { template_name: "order_update", language_code: "en_US", components: [{ type: "body", parameters: [{ type: "text", text: "42" }] }] },
+    invalid: { language_code: "en_US" },
+    loc: ["body", "template_name"]
+  },
+  { type: "image", valid: { media: { link: "https://cdn.example.com/a.jpg", caption: "a cat" } }, invalid: {}, loc: ["body", "media"] },
+  { type: "video", valid: { media: { id: "1037543291543636", caption: "clip" } }, invalid: { media: {} }, loc: ["body", "media", "link"] },
+  { type: "audio", valid: { media: { id: "1037543291543636", voice: true } }, invalid: { media: { id: "1", link: "https://x.example/a" } }, loc: ["body", "media", "id"] },
+  { type: "document", valid: { media: { link: "https://cdn.example.com/a.pdf", filename: "a.pdf", caption: "invoice" } }, invalid: {}, loc: ["body", "media"] },
+  { type: "sticker", valid: { media: { id: "1037543291543636" } }, invalid: { media: { link: "" } }, loc: ["body", "media", "link"] },
+  {
+    type: "interactive",
+    valid: { interactive: { type: "button", body: { text: "Pick" }, action: { buttons: [{ type: "reply", reply: { id: "a", title: "A" } }] } } },
+    invalid: {},
+    loc: ["body", "interactive"]
+  },
+  { type: "location", valid: { location: { latitude: 52.52, longitude: 13.4, name: "Office" } }, invalid: { location: { latitude: 1 } }, loc: ["body", "location", "longitude"] },
+  { type: "contacts", valid: { contacts: [{ name: { formatted_name: "Ada" }, phones: [{ phone: "+15550100" }] }] }, invalid: { contacts: [] }, loc: ["body", "contacts"] },
+  { type: "reaction", valid: { reaction: { message_id: "wamid.prev", emoji: "👍" } }, invalid: { reaction: { emoji: "👍" } }, loc: ["body", "reaction", "message_id"] },
+  { type: "typing", valid: { context: { message_id: "wamid.prev" } }, invalid: { to: undefined }, loc: ["body", "to"] },
+  {
+    type: "catalog",
+    valid: { interactive: { type: "catalog_message", body: { text: "See" }, action: { name: "catalog_message" } } },
+    invalid: {},
+    loc: ["body", "interactive"]
+  }
+]
+
+const KINDS = ["chat", "social"] as const
+
+layer(MessagingTestServer(), { timeout: 120_000, excludeTestServices: true })("POST /platform/v1/messages: 13 types × channel kinds", (it) => {
+  for (const kind of KINDS) {
+    for (const c of CASES) {
+      const accepted = kind === "chat" || SOCIAL_TYPES.has(c.type)
+      it.effect(`a valid ${c.type} on a ${kind} channel is ${accepted ? "200 with the upstream id" : "400 chat_only without an upstream call"}`, () =>
+        Effect.gen(function*() {
+          const s = yield* ctx
+          const before = yield* sandboxSends
+          const to = kind === "chat" ? "15551230001" : "1254459154682919"
+          const reply = yield* send(s.key, { channel_id: s[kind], to, type: c.type, ...c.valid })
+          const calls = (yield* sandboxSends) - before
+          if (accepted) {
+            expect(reply.status, reply.text).toBe(200)
+            expect(reply.body).toEqual({ channel_id: s[kind], message_id: expect.any(String), type: c.type })
+            if (kind === "chat" && c.type !== "typing") expect(reply.body.message_id).toMatch(/^wamid\./)
+            expect(calls).toBe(1)
+          } else {
+            expect(reply.status, reply.text).toBe(400)
+            expect(reply.body.detail.code).toBe("chat_only")
+            expect(calls).toBe(0)
+          }
+        }))
+
+      it.effect(`an invalid ${c.type} on a ${kind} channel is 422 at ${c.loc.join(".")} without an upstream call`, () =>
+        Effect.gen(function*() {
+          const s = yield* ctx
+          const before = yield* sandboxSends
+          const body = Object.fromEntries(
+            Object.entries({ channel_id: s[kind], to: "15551230001", type: c.type, ...c.invalid }).filter(([, v]) => v !== undefined)
+          )
+          const reply = yield* send(s.key, body)
+          expect(reply.status, reply.text).toBe(422)
+          expect(reply.body.detail.map((d: { loc: unknown }) => d.loc)).toContainEqual(c.loc)
+          expect((yield* sandboxSends) - before).toBe(0)
+        }))
+    }
+  }
+
+  const KIND_RULES: ReadonlyArray<readonly [string, "chat" | "social", Record<string, unknown>, number, ReadonlyArray<string> | null]> = [
+    ["a chat document by link without filename is 422 at media.filename", "chat", { type: "document", media: { link: "https://cdn.example.com/a.pdf" } }, 422, ["body", "media", "filename"]],
+    ["a social document by link without filename is sent", "social", { type: "document", media: { link: "https://cdn.example.com/a.pdf" } }, 200, null],
+    ["a chat document by id without filename is sent", "chat", { type: "document", media: { id: "1037543291543636" } }, 200, null],
+    ["preview_url on a social text is ignored", "social", { type: "text", text: "https://example.com", preview_url: true }, 200, null],
+    ["a chat typing without context and no inbound message to answer is 422 at context.message_id", "chat", { type: "typing" }, 422, ["body", "context", "message_id"]],
+    ["a social typing needs nothing beyond channel_id and to", "social", { type: "typing" }, 200, null],
+    ["an unknown field is 422", "chat", { type: "text", text: "x", colour: "red" }, 422, ["body", "colour"]],
+    ["a template on a social channel is 400 chat_only", "social", { type: "template", template_name: "x", language_code: "en" }, 400, null]
+  ]
+  for (const [name, kind, body, status, loc] of KIND_RULES) {
+    it.effect(name, () =>
+      Effect.gen(function*() {
+        const s = yield* ctx
+        const reply = yield* send(s.key, { channel_id: s[kind], to: "15551230002", ...body })
+        expect(reply.status, reply.text).toBe(status)
+        if (loc !== null) expect(reply.body.detail.map((d: { loc: unknown }) => d.loc)).toContainEqual(loc)
+      }))
+  }
+
+  it.effect("a channel of another account is 404, the same as a missing one", () =>
+    Effect.gen(function*() {
+      const s = yield* ctx
+      const other = yield* setup("other")
+      const foreign = yield* send(s.key, { channel_id: other.chat, to: "1555", type: "text", text: "x" })
+      const missing = yield* send(s.key, { channel_id: 99999999, to: "1555", type: "text", text: "x" })
+      expect(foreign.status).toBe(404)
+      expect(missing.status).toBe(404)
+      expect(foreign.body).toEqual(missing.body)
+    }))
+
+  it.effect("every send response carries the rate-limit headers", () =>
+    Effect.gen(function*() {
+      const s = yield* ctx
+      const ok = yield* send(s.key, { channel_id: s.chat, to: "15551230003", type: "text", text: "x" })
+      const bad = yield* send(s.key, { channel_id: s.chat, to: "15551230003", type: "text" })
+      for (const reply of [ok, bad]) {
+        expect(reply.headers.get("x-ratelimit-limit")).toBe("100000")
+        expect(reply.headers.get("x-ratelimit-remaining")).toMatch(/^\d+$/)
+        expect(reply.headers.get("x-ratelimit-reset")).toMatch(/^\d+$/)
+      }
+      expect(ok.headers.get("server-timing")).toMatch(/^upstream;dur=\d+(\.\d)?$/)
+    }))
+})

@@ -1,0 +1,82 @@
+import { HttpApiBuilder, HttpServer } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
+import { SqlClient } from "@effect/sql"
+import { Effect, Layer, Logger, LogLevel } from "effect"
+import { createServer } from "node:http"
+import { AppConfig } from "../../src/config.js"
+import { HttpAppLive } from "../../src/http/server.js"
+import { SANDBOX_GRAPH_PREFIX } from "../../src/upstream/sandbox/router.js"
+import { SandboxState } from "../../src/upstream/sandbox/state.js"
+import { connectChat, createKey, type Dev, request, signup } from "../auth/support.js"
+import { TestDatabase } from "../support/database.js"
+
+export { request, signup } from "../auth/support.js"
+
+/*
+ * The whole server on 127.0.0.1 with the sandbox mounted and pointed at itself:
+ * PUBLIC_URL and META_GRAPH_URL are only known once the listener has its port,
+ * so the configuration is built from the running server. Domain services and
+ * SandboxState stay in the context so tests can inspect the upstream call log.
+ */
+const ConfigFromServer = (overrides: Record<string, string>) =>
+  Layer.unwrapEffect(
+    Effect.map(HttpServer.HttpServer, (server) => {
+      const address = server.address as HttpServer.TcpAddress
+      const base = `http://127.0.0.1:${address.port}`
+      return AppConfig.layerWith({
+        LOG_LEVEL: "warning",
+        PUBLIC_URL: base,
+        META_GRAPH_URL: `${base}${SANDBOX_GRAPH_PREFIX}`,
+        SANDBOX_CALLBACK_DELAY_MS: "5",
+        ...overrides
+      })
+    })
+  )
+
+/**
+ * The real HTTP surface over a fresh database with the sandbox upstream (or msw, with
+ * `UPSTREAM: "meta"`). Use with `excludeTestServices: true`: the server's clock must be
+ * the real one (the upstream throttle and the sandbox callbacks sleep).
+ */
+export const MessagingTestServer = (overrides: Record<string, string> = {}) =>
+  HttpApiBuilder.serve().pipe(
+    Layer.provideMerge(HttpAppLive),
+    Layer.provideMerge(ConfigFromServer(overrides)),
+    Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
+    Layer.provideMerge(TestDatabase),
+    Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))
+  )
+
+export interface Setup {
+  readonly dev: Dev
+  readonly key: string
+  readonly chat: number
+  readonly social: number
+}
+
+/** A developer with a key (every scope, no practical rate limit), a chat and a social channel (lite plan: 3 channels). */
+export const setup = (label = "msg") =>
+  Effect.gen(function*() {
+    const dev = yield* signup(label)
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`update developer_accounts set plan = 'lite' where id = ${dev.accountId}`
+    const { key } = yield* createKey(dev, { rate_limit_per_minute: 100000 })
+    const chatReply = yield* connectChat(dev)
+    if (chatReply.status !== 201) throw new Error(`connect chat ${chatReply.status} ${chatReply.text}`)
+    const socialReply = yield* request("POST", "/platform/dashboard/channels/connect/social", {
+      cookie: dev.cookie,
+      body: { code: "sandbox-code", redirect_uri: "https://example.com/oauth" }
+    })
+    if (socialReply.status !== 201) throw new Error(`connect social ${socialReply.status} ${socialReply.text}`)
+    return { dev, key, chat: chatReply.body.channel_id as number, social: socialReply.body.channel_id as number } satisfies Setup
+  })
+
+/** POST /platform/v1/messages with the key. */
+export const send = (key: string, body: unknown, headers: Record<string, string> = {}) =>
+  request("POST", "/platform/v1/messages", { key, body, headers })
+
+/** Upstream message sends the sandbox has seen so far. */
+export const sandboxSends = Effect.map(SandboxState, (state) =>
+  state.calls.filter((c) => c.method === "POST" && c.path.endsWith("/messages")).length)
+
+export const sql = SqlClient.SqlClient

@@ -1,0 +1,60 @@
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { optional } from "../common.js"
+import {
+  ChannelUnusable,
+  ChatOnly,
+  IdempotencyKeyInFlight,
+  IdempotencyKeyReused,
+  NotFound,
+  SendUpstreamError,
+  TemplateQuotaExceeded,
+  ValidationFailed,
+  wire
+} from "../errors.js"
+import { MarkRead, MarkReadResult, SendMessage, SendResult } from "../message.js"
+import { ApiKeyAuth, CookieAllowed, RequiredScope } from "./security.js"
+
+/** Optional `Idempotency-Key` (DESIGN §5); its length (1..255) is checked by the server so the 422 names the header. */
+export const IdempotencyHeaders = Schema.Struct({ "idempotency-key": optional(Schema.String) })
+
+/** `/platform/v1/messages`: sends and read receipts (send:messages, key only). */
+export class MessagesGroup extends HttpApiGroup.make("messages")
+  .add(
+    HttpApiEndpoint.post("send", "/platform/v1/messages")
+      .setPayload(SendMessage)
+      .setHeaders(IdempotencyHeaders)
+      .addSuccess(SendResult)
+      .addError(wire(ChatOnly))
+      .addError(wire(NotFound))
+      .addError(wire(ChannelUnusable))
+      .addError(wire(ValidationFailed))
+      .addError(wire(IdempotencyKeyReused))
+      .addError(wire(IdempotencyKeyInFlight))
+      .addError(wire(TemplateQuotaExceeded))
+      .addError(wire(SendUpstreamError))
+      .annotate(OpenApi.Summary, "Send a message of one of the 13 types")
+      .annotate(
+        OpenApi.Description,
+        "`message_id` is the upstream id (empty for typing, which creates no message). Types a social channel cannot " +
+          "carry are 400 chat_only before any upstream call. Template sends consume the plan's monthly template quota " +
+          "(429 `template quota exceeded: ...`). With `Idempotency-Key` the first response is kept 24 h and replayed " +
+          "with `Idempotent-Replayed: true`; the same key with another body is 422 idempotency_key_reused, a retry " +
+          "while the first is running 409. An upstream failure is 502 with the upstream error envelope."
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("markRead", "/platform/v1/messages/mark-read")
+      .setPayload(MarkRead)
+      .addSuccess(MarkReadResult)
+      .addError(wire(NotFound))
+      .addError(wire(ChatOnly))
+      .addError(wire(ValidationFailed))
+      .addError(wire(ChannelUnusable))
+      .addError(wire(SendUpstreamError))
+      .annotate(OpenApi.Summary, "Mark an inbound message (chat) or a participant's conversation (social) read")
+  )
+  .middleware(ApiKeyAuth)
+  .annotate(RequiredScope, "send:messages")
+  .annotate(CookieAllowed, false)
+{}
