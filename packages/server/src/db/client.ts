@@ -87,6 +87,14 @@ export const embeddedConnection = (options: { readonly dataDir?: string | undefi
     Effect.map(({ port }): Connection => ({ host: "127.0.0.1", port, database: "postgres", username: "postgres" }))
   )
 
+/**
+ * PGlite is one session behind a socket multiplexer that interleaves the
+ * extended-protocol messages of concurrent connections (measured: "bind message
+ * supplies 4 parameters, but prepared statement requires 2" with 4 connections),
+ * so the embedded database is used through exactly one connection.
+ */
+export const EMBEDDED_CONNECTIONS = 1
+
 /** Runs every pending migration; safe to call from several processes at once. */
 export const migrate = Migrator.make({})({ loader: Migrator.fromRecord(migrations), table: "platform_migrations" })
 
@@ -102,7 +110,7 @@ export const DatabaseLive = Layer.unwrapScoped(Effect.gen(function*() {
   })
   const embedded = Option.isNone(config.databaseUrl)
   return Layer.effectDiscard(migrate).pipe(
-    Layer.provideMerge(pgLayer(connection, embedded ? 8 : 20))
+    Layer.provideMerge(pgLayer(connection, embedded ? EMBEDDED_CONNECTIONS : 20))
   )
 }))
 

@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Layer } from "effect"
 import { randomBytes } from "node:crypto"
 import pg from "pg"
-import { embeddedConnection, migrate, parseDatabaseUrl, pgLayer, type Connection } from "../../src/db/client.js"
+import { EMBEDDED_CONNECTIONS, embeddedConnection, migrate, parseDatabaseUrl, pgLayer, type Connection } from "../../src/db/client.js"
 
 const adminQuery = async (connection: Connection, text: string) => {
   const client = new pg.Client({ ...connection, user: connection.username, database: connection.database })
@@ -22,6 +22,7 @@ const adminQuery = async (connection: Connection, text: string) => {
 export const TestDatabase = Layer.unwrapScoped(Effect.gen(function*() {
   const url = process.env.DATABASE_URL
   let connection: Connection
+  let connections = 10
   if (url !== undefined && url !== "") {
     const admin = parseDatabaseUrl(url)
     const name = `t_${Date.now().toString(36)}_${randomBytes(4).toString("hex")}`
@@ -32,8 +33,9 @@ export const TestDatabase = Layer.unwrapScoped(Effect.gen(function*() {
     connection = { ...admin, database: name }
   } else {
     connection = yield* embeddedConnection({})
+    connections = EMBEDDED_CONNECTIONS
   }
-  return Layer.effectDiscard(migrate).pipe(Layer.provideMerge(pgLayer(connection, 10)))
+  return Layer.effectDiscard(migrate).pipe(Layer.provideMerge(pgLayer(connection, connections)))
 }))
 
 /** Runs raw SQL in tests (fixtures and assertions on rows written). */
