@@ -1,4 +1,4 @@
-import { HttpApiBuilder, HttpRouter, HttpServerResponse } from "@effect/platform"
+import { HttpApiBuilder, HttpApp, HttpRouter, HttpServerResponse } from "@effect/platform"
 import { CurrentPrincipal, MediaFromUrl, PlatformApi, ValidationFailed } from "@platform/shared"
 import { Effect, Schema } from "effect"
 import { Media } from "../domain/media.js"
@@ -15,6 +15,11 @@ export const MediaLive = HttpApiBuilder.group(PlatformApi, "media", (handlers) =
           const principal = yield* CurrentPrincipal
           const contentType = request.headers["content-type"] ?? ""
           if (contentType.includes("multipart/form-data")) {
+            // A refusal can come before the file was read to its end: close the connection
+            // so the unread rest of the body is never taken for the next request on it.
+            yield* HttpApp.appendPreResponseHandler((_request, response) =>
+              Effect.succeed(response.status >= 400 ? HttpServerResponse.setHeader(response, "connection", "close") : response)
+            )
             const query = new URL(request.url, "http://localhost").searchParams
             const length = Number(request.headers["content-length"])
             return yield* media.uploadMultipart(

@@ -1,0 +1,189 @@
+import { expect, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import { createServer, type Server } from "node:http"
+import { SandboxState } from "../../src/upstream/sandbox/state.js"
+import { baseUrl } from "../auth/support.js"
+import { MessagingTestServer, request, type Setup, setup, sql } from "../messages/support.js"
+
+const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, ...Array.from({ length: 200 }, (_, i) => i % 256)])
+const JPEG = new Uint8Array([0xff, 0xd8, 0xff, 0xe0, ...Array.from({ length: 200 }, (_, i) => i % 256)])
+const webp = (size: number) => {
+  const b = new Uint8Array(size)
+  b.set([...Buffer.from("RIFF"), 0, 0, 0, 0, ...Buffer.from("WEBP")])
+  return b
+}
+
+/** A loopback file server that counts every request it receives. */
+let hits = 0
+let receiver: Server | undefined
+const receiverUrl = () =>
+  Effect.promise(() =>
+    new Promise<string>((resolve) => {
+      if (receiver) {
+        const a = receiver.address()
+        return resolve(`http://127.0.0.1:${typeof a === "object" && a ? a.port : 0}`)
+      }
+      receiver = createServer((req, res) => {
+        hits++
+        if (req.url === "/redirect") return res.writeHead(302, { location: "http://10.0.0.5/x.png" }).end()
+        if (req.url === "/big.webp") return res.writeHead(200, { "content-type": "image/webp" }).end(Buffer.from(webp(600 * 1024)))
+        res.writeHead(200, { "content-type": "image/png" }).end(Buffer.from(PNG))
+      }).listen(0, "127.0.0.1", () => {
+        const a = receiver!.address()
+        resolve(`http://127.0.0.1:${typeof a === "object" && a ? a.port : 0}`)
+      })
+    })
+  )
+
+const upload = (key: string, parts: ReadonlyArray<readonly [string, string | Blob, string?]>, query = "") =>
+  Effect.flatMap(baseUrl, (base) =>
+    Effect.promise(async () => {
+      const form = new FormData()
+      for (const [name, value, filename] of parts) {
+        if (typeof value === "string") form.append(name, value)
+        else form.append(name, value, filename)
+      }
+      const res = await fetch(`${base}/platform/v1/media${query}`, { method: "POST", headers: { "x-api-key": key }, body: form })
+      const text = await res.text()
+      return { status: res.status, text, body: text ? JSON.parse(text) : null }
+    }))
+
+const blob = (bytes: Uint8Array, type: string) => new Blob([bytes as Uint8Array<ArrayBuffer>], { type })
+
+let ready: Setup | undefined
+const ctx = Effect.suspend(() => (ready ? Effect.succeed(ready) : setup("media").pipe(Effect.tap((s) => (ready = s)))))
+
+layer(MessagingTestServer(), { timeout: 120_000, excludeTestServices: true })("media: upload, short-lived URL, delete", (it) => {
+  it.effect("a multipart upload streams the file to the upstream and answers the media id; the URL link streams it back without a key", () =>
+    Effect.gen(function*() {
+      const s = yield* ctx
+      const state = yield* SandboxState
+      const up = yield* upload(s.key, [["channel_id", String(s.chat)], ["file", blob(PNG, "image/png"), "cat.png"]])
+      expect(up.status, up.text).toBe(200)
+      expect(up.body).toEqual({ channel_id: s.chat, media_id: expect.any(String) })
+      expect(Buffer.from(state.media.get(up.body.media_id)!.bytes)).toEqual(Buffer.from(PNG))
+      const q = yield* sql
+      const [row] = yield* q<any>`select mime_type, file_size, filename from media where media_id = ${up.body.media_id}`
+      expect(row).toEqual({ mime_type: "image/png", file_size: PNG.length, filename: "cat.png" })
+
+      const link = yield* request("GET", `/platform/v1/media/${up.body.media_id}/url?channel_id=${s.chat}`, { key: s.key })
+      expect(link.status, link.text).toBe(200)
+      expect(link.body).toEqual({ channel_id: s.chat, url: expect.any(String), mime_type: "image/png", file_size: PNG.length })
+      const base = yield* baseUrl
+      expect(link.body.url.startsWith(`${base}/platform/v1/media/download/`)).toBe(true)
+      expect(link.text).not.toMatch(/__sandbox|sandbox_token|EAA/)
+
+      const bytes = yield* Effect.promise(async () => {
+        const res = await fetch(link.body.url)
+        return { status: res.status, type: res.headers.get("content-type"), body: new Uint8Array(await res.arrayBuffer()) }
+      })
+      expect({ ...bytes, body: Buffer.from(bytes.body) }).toEqual({ status: 200, type: "image/png", body: Buffer.from(PNG) })
+
+      const tampered = link.body.url.replace(/.$/, (c: string) => (c === "A" ? "B" : "A"))
+      const refused = yield* Effect.promise(() => fetch(tampered).then(async (r) => ({ status: r.status, body: await r.json() })))
+      expect(refused.status).toBe(404)
+      expect(refused.body.detail.code).toBe("not_found")
+
+      const deleted = yield* request("DELETE", `/platform/v1/media/${up.body.media_id}?channel_id=${s.chat}`, { key: s.key })
+      expect(deleted.status, deleted.text).toBe(200)
+      expect(deleted.body).toEqual({ deleted: true })
+      expect(state.media.has(up.body.media_id)).toBe(false)
+      const gone = yield* request("GET", `/platform/v1/media/${up.body.media_id}/url?channel_id=${s.chat}`, { key: s.key })
+      expect(gone.status).toBe(502)
+    }))
+
+  const REFUSED: ReadonlyArray<readonly [string, ReadonlyArray<readonly [string, string | Blob, string?]>, ReadonlyArray<string>, RegExp]> = [
+    ["a file whose bytes are not its MIME type", [["channel_id", "CHAT"], ["file", blob(JPEG, "image/png"), "x.png"]], ["body", "file"], /not image\/png/],
+    ["a MIME type the upstream does not take", [["channel_id", "CHAT"], ["file", blob(PNG, "application/zip"), "x.zip"]], ["body", "file"], /unsupported media type/],
+    ["a sticker over 500 KB", [["channel_id", "CHAT"], ["file", blob(webp(600 * 1024), "image/webp"), "s.webp"]], ["body", "file"], /at most 500 KB/],
+    ["a file before channel_id", [["file", blob(PNG, "image/png"), "x.png"], ["channel_id", "CHAT"]], ["body", "channel_id"], /before file/],
+    ["no file", [["channel_id", "CHAT"]], ["body", "file"], /required/],
+    ["an unknown field", [["channel_id", "CHAT"], ["colour", "red"]], ["body", "colour"], /unknown field/]
+  ]
+  for (const [name, parts, loc, msg] of REFUSED) {
+    it.effect(`a multipart upload with ${name} is 422 at ${loc.join(".")} and stores nothing upstream`, () =>
+      Effect.gen(function*() {
+        const s = yield* ctx
+        const state = yield* SandboxState
+        const before = state.media.size
+        const reply = yield* upload(s.key, parts.map(([k, v, f]) => [k, v === "CHAT" ? String(s.chat) : v, f] as const))
+        expect(reply.status, reply.text).toBe(422)
+        expect(reply.body.detail[0].loc).toEqual(loc)
+        expect(reply.body.detail[0].msg).toMatch(msg)
+        expect(state.media.size).toBe(before)
+      }))
+  }
+
+  it.effect("media of a social channel has no upstream URL lookup: GET url is 400 chat_only", () =>
+    Effect.gen(function*() {
+      const s = yield* ctx
+      const reply = yield* request("GET", `/platform/v1/media/123/url?channel_id=${s.social}`, { key: s.key })
+      expect(reply.status).toBe(400)
+      expect(reply.body.detail.code).toBe("chat_only")
+    }))
+
+  it.effect("another account's channel is 404 on upload, url and delete", () =>
+    Effect.gen(function*() {
+      const s = yield* ctx
+      const other = yield* setup("media-other")
+      const up = yield* upload(s.key, [["channel_id", String(other.chat)], ["file", blob(PNG, "image/png"), "x.png"]])
+      const url = yield* request("GET", `/platform/v1/media/1/url?channel_id=${other.chat}`, { key: s.key })
+      const del = yield* request("DELETE", `/platform/v1/media/1?channel_id=${other.chat}`, { key: s.key })
+      expect([up.status, url.status, del.status]).toEqual([404, 404, 404])
+    }))
+
+  it.effect("a URL source is downloaded (capped) and uploaded; a redirect or an oversize file is 422 at url", () =>
+    Effect.gen(function*() {
+      const s = yield* ctx
+      const base = yield* receiverUrl()
+      const ok = yield* request("POST", "/platform/v1/media", { key: s.key, body: { channel_id: s.chat, url: `${base}/cat.png`, mime_type: "image/png" } })
+      expect(ok.status, ok.text).toBe(200)
+      const big = yield* request("POST", "/platform/v1/media", { key: s.key, body: { channel_id: s.chat, url: `${base}/big.webp`, mime_type: "image/webp" } })
+      expect(big.status).toBe(422)
+      expect(big.body.detail[0]).toMatchObject({ loc: ["body", "url"], msg: expect.stringMatching(/500 KB cap/) })
+      const redirect = yield* request("POST", "/platform/v1/media", { key: s.key, body: { channel_id: s.chat, url: `${base}/redirect`, mime_type: "image/png" } })
+      expect(redirect.status).toBe(422)
+      expect(redirect.body.detail[0].loc).toEqual(["body", "url"])
+    }))
+})
+
+/** URL forms the SSRF guard refuses; the route must answer 422 before any connection is made. */
+const SSRF_URLS = (port: number) => [
+  `http://127.0.0.1:${port}/a.png`,
+  `https://127.0.0.1:${port}/a.png`,
+  `https://localhost./a.png`,
+  `https://2130706433:${port}/a.png`,
+  `https://0x7f000001:${port}/a.png`,
+  `https://0177.0.0.1:${port}/a.png`,
+  `https://[::ffff:127.0.0.1]:${port}/a.png`,
+  `https://[64:ff9b::7f00:1]:${port}/a.png`,
+  `https://169.254.169.254/latest/meta-data`,
+  `https://[fd00:ec2::254]/latest`,
+  `https://10.0.0.5/a.png`,
+  `https://100.64.0.1/a.png`,
+  `https://[fd12:3456::1]/a.png`,
+  `https://[fe80::1]/a.png`,
+  `https://224.0.0.1/a.png`,
+  `https://user:pass@127.0.0.1:${port}/a.png`,
+  `ftp://example.com/a.png`,
+  `not a url`
+]
+
+layer(MessagingTestServer({ UNSAFE_ALLOW_LOCAL_TARGETS: "false" }), { timeout: 120_000, excludeTestServices: true })(
+  "media from URL: the SSRF guard runs before any fetch",
+  (it) => {
+    it.effect("every refused URL form is 422 at body.url and the target never sees a request", () =>
+      Effect.gen(function*() {
+        const s = yield* setup("ssrf")
+        const base = yield* receiverUrl()
+        const port = Number(new URL(base).port)
+        const before = hits
+        for (const url of SSRF_URLS(port)) {
+          const reply = yield* request("POST", "/platform/v1/media", { key: s.key, body: { channel_id: s.chat, url, mime_type: "image/png" } })
+          expect(reply.status, `${url}: ${reply.text}`).toBe(422)
+          expect(reply.body.detail[0].loc, url).toEqual(["body", "url"])
+        }
+        expect(hits - before).toBe(0)
+      }))
+  }
+)
