@@ -12,7 +12,8 @@ const eventsOf = (accountId: number, type: string) =>
     q<{ envelope: any; conversation_peer: string | null }>`
       select envelope, conversation_peer from events where developer_account_id = ${accountId} and event_type = ${type} order by id`)
 
-layer(MessagingTestServer(), { timeout: 120_000, excludeTestServices: true })("effects of a send", (it) => {
+// Status callbacks are held back (10 min) so the recorded status is the send's own.
+layer(MessagingTestServer({ SANDBOX_CALLBACK_DELAY_MS: "600000" }), { timeout: 120_000, excludeTestServices: true })("effects of a send", (it) => {
   it.effect("a send records the outbound message, contact, conversation counters and message.sent, never conversation.created", () =>
     Effect.gen(function*() {
       const s = yield* ctx
