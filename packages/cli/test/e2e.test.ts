@@ -32,6 +32,18 @@ describe("against the real server", () => {
     expect(ran.stderr).toMatch(/401 unauthorized/)
   })
 
+  it("sandbox inbound injects a message through the dashboard route and prints its upstream id", async () => {
+    const dashboard = { PLATFORM_DASHBOARD_EMAIL: server.email, PLATFORM_DASHBOARD_PASSWORD: server.password }
+    const ran = await cli(["sandbox", "inbound", "--channel", String(server.channelId), "--from", "15551234567", "--text", "hi from the cli", "--json"], {
+      env: { ...env(), ...dashboard }
+    })
+    expect(ran.code, ran.stderr).toBe(0)
+    expect(JSON.parse(ran.stdout)).toEqual({ message_id: expect.stringMatching(/^wamid\./) })
+    const missing = await cli(["sandbox", "inbound", "--channel", "99999999", "--from", "15551234567", "--text", "x"], { env: { ...env(), ...dashboard } })
+    expect(missing.code).not.toBe(0)
+    expect(missing.stderr).toMatch(/Channel 99999999 was not found/)
+  })
+
   it("login checks the key against the server and stores the profile", async () => {
     const home = configHome()
     const ran = await cli(["login", "--api-key", server.apiKey, "--base-url", server.baseUrl], { env: { XDG_CONFIG_HOME: home, PLATFORM_API_KEY: undefined, PLATFORM_BASE_URL: undefined } })

@@ -128,14 +128,25 @@ export type DashboardChannel = typeof DashboardChannel.Type
 
 /** POST /platform/dashboard/channels/connect/chat: embedded-signup result. */
 export const ConnectChat = requestBody(
-  Schema.Struct({ code: NonEmptyString, phone_number_id: NonEmptyString, waba_id: NonEmptyString }),
+  Schema.Struct({
+    code: NonEmptyString,
+    phone_number_id: NonEmptyString,
+    waba_id: NonEmptyString,
+    /** The number's two-step verification PIN for registration; a random one is set when omitted. */
+    pin: optional(Schema.String.pipe(Schema.pattern(/^\d{6}$/, { message: () => "must be 6 digits" })))
+  }),
   "ConnectChat"
 )
 export type ConnectChat = typeof ConnectChat.Type
 
 /** POST /platform/dashboard/channels/connect/social: OAuth code and the dialog's redirect_uri. */
 export const ConnectSocial = requestBody(
-  Schema.Struct({ code: NonEmptyString, redirect_uri: NonEmptyString }),
+  Schema.Struct({
+    code: NonEmptyString,
+    redirect_uri: NonEmptyString,
+    /** Which Instagram account to connect when the login granted several; the first one Meta lists otherwise. */
+    social_id: optional(NonEmptyString)
+  }),
   "ConnectSocial"
 )
 export type ConnectSocial = typeof ConnectSocial.Type

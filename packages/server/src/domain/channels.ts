@@ -178,6 +178,8 @@ export class Channels extends Effect.Service<Channels>()("@platform/server/Chann
         readonly display_phone_number: string | null
         readonly social_id: string | null
         readonly token: Redacted.Redacted<string>
+        readonly quality_rating?: string | null | undefined
+        readonly throughput_per_second?: number | null | undefined
       }
     ) =>
       sql.withTransaction(Effect.gen(function*() {
@@ -189,9 +191,11 @@ export class Channels extends Effect.Service<Channels>()("@platform/server/Chann
         if (duplicate.length > 0) return yield* alreadyConnected()
         const [row] = yield* sql<ChannelRow>`
           insert into platform_channels
-            (developer_account_id, type, name, phone_number_id, waba_id, display_phone_number, social_id, access_token_encrypted)
+            (developer_account_id, type, name, phone_number_id, waba_id, display_phone_number, social_id, access_token_encrypted,
+             quality_rating, throughput_per_second)
           values (${accountId}, ${values.type}, ${values.name}, ${values.phone_number_id}, ${values.waba_id},
-                  ${values.display_phone_number}, ${values.social_id}, ${secrets.encrypt(values.token)})
+                  ${values.display_phone_number}, ${values.social_id}, ${secrets.encrypt(values.token)},
+                  ${values.quality_rating ?? null}, ${values.throughput_per_second ?? null})
           returning ${sql.literal(columns)}`
         yield* events.write({
           event: "channel.connected",
@@ -205,34 +209,50 @@ export class Channels extends Effect.Service<Channels>()("@platform/server/Chann
         Effect.catchTag("SqlError", (e) => isUniqueViolation(e) ? Effect.fail(alreadyConnected()) : Effect.die(e))
       )
 
+    /*
+     * Connect: plan cap and (chat) a number already connected are refused before any
+     * upstream call; the onboarding then exchanges the code and sets the number up at
+     * the upstream; the row and channel.connected are written in one transaction.
+     */
     const connectChat = Effect.fn("Channels.connectChat")(
-      function*(accountId: number, input: { readonly code: string; readonly phone_number_id: string; readonly waba_id: string }) {
+      function*(
+        accountId: number,
+        input: { readonly code: string; readonly phone_number_id: string; readonly waba_id: string; readonly pin?: string | undefined }
+      ) {
         yield* planCheck(accountId, false)
-        const exchanged = yield* onboarding.exchangeChatCode(input)
+        const taken = yield* sql`
+          select 1 from platform_channels where is_active and phone_number_id = ${input.phone_number_id}`.pipe(Effect.orDie)
+        if (taken.length > 0) return yield* alreadyConnected()
+        const connected = yield* onboarding.connectChat(input)
         return yield* insertConnected(accountId, {
           type: "chat",
-          name: exchanged.name,
+          name: connected.name,
           phone_number_id: input.phone_number_id,
           waba_id: input.waba_id,
-          display_phone_number: exchanged.display_phone_number,
+          display_phone_number: connected.display_phone_number,
           social_id: null,
-          token: exchanged.access_token
+          token: connected.access_token,
+          quality_rating: connected.quality_rating,
+          throughput_per_second: connected.throughput_per_second
         })
       }
     )
 
     const connectSocial = Effect.fn("Channels.connectSocial")(
-      function*(accountId: number, input: { readonly code: string; readonly redirect_uri: string }) {
+      function*(
+        accountId: number,
+        input: { readonly code: string; readonly redirect_uri: string; readonly social_id?: string | undefined }
+      ) {
         yield* planCheck(accountId, false)
-        const exchanged = yield* onboarding.exchangeSocialCode(input)
+        const connected = yield* onboarding.connectSocial(input)
         return yield* insertConnected(accountId, {
           type: "social",
-          name: exchanged.username ?? exchanged.name,
+          name: connected.username ?? connected.name,
           phone_number_id: null,
           waba_id: null,
           display_phone_number: null,
-          social_id: exchanged.social_id,
-          token: exchanged.access_token
+          social_id: connected.social_id,
+          token: connected.access_token
         })
       }
     )

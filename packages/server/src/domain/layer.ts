@@ -11,14 +11,15 @@ import { Events } from "./events.js"
 import { Idempotency } from "./idempotency.js"
 import { Media } from "./media.js"
 import { Messages } from "./messages.js"
+import { SandboxInbound } from "./sandbox-inbound.js"
 import { Sessions } from "./sessions.js"
 import { Usage } from "./usage.js"
 
 /**
  * Accounts, sessions, keys, usage, channels, the outbox, messaging and media, over
  * SqlClient and AppConfig. One instance each per process (the key cache, the channel
- * credentials cache and the in-process rate limiter are state). ChannelOnboarding is
- * the sandbox until the Upstream service provides the Meta code exchanges.
+ * credentials cache and the in-process rate limiter are state). ChannelOnboarding runs
+ * connect over the Upstream service in both modes (the simulator over HTTP in sandbox).
  */
 export const DomainLive = Layer.mergeAll(
   ApiKeys.Default,
@@ -26,9 +27,10 @@ export const DomainLive = Layer.mergeAll(
   Accounts.Default,
   Channels.Default,
   Messages.Default,
-  Media.Default
+  Media.Default,
+  SandboxInbound.Default
 ).pipe(
+  Layer.provideMerge(ChannelOnboarding.Default),
   Layer.provideMerge(Layer.mergeAll(ChannelCredentialsCache.Default, Idempotency.Default, UpstreamLive)),
-  Layer.provideMerge(Layer.mergeAll(Usage.Default, Events.Default, Secrets.Default, RateLimiter.Live)),
-  Layer.provideMerge(ChannelOnboarding.Sandbox)
+  Layer.provideMerge(Layer.mergeAll(Usage.Default, Events.Default, Secrets.Default, RateLimiter.Live))
 )

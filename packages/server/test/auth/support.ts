@@ -1,10 +1,8 @@
 import { HttpApiBuilder, HttpServer } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, HashMap, Layer, List, Logger, LogLevel } from "effect"
-import { createServer } from "node:http"
-import { AppConfig } from "../../src/config.js"
 import { HttpAppLive } from "../../src/http/server.js"
 import { TestDatabase } from "../support/database.js"
+import { TestConfig, TestListener } from "../support/server.js"
 
 /** Every log line the server wrote during the test file, as text (message and annotations). */
 export const capturedLogs: Array<string> = []
@@ -29,9 +27,9 @@ const CaptureLogger = Logger.replace(
 export const AuthTestServer = (configOverrides: Record<string, string> = {}) =>
   HttpApiBuilder.serve().pipe(
     Layer.provideMerge(HttpAppLive),
-    Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
     Layer.provideMerge(TestDatabase),
-    Layer.provideMerge(AppConfig.layerWith({ LOG_LEVEL: "debug", ...configOverrides })),
+    Layer.provideMerge(TestConfig({ LOG_LEVEL: "debug", ...configOverrides })),
+    Layer.provideMerge(TestListener),
     Layer.provide(Layer.merge(CaptureLogger, Logger.minimumLogLevel(LogLevel.All)))
   )
 

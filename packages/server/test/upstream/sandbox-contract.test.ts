@@ -395,7 +395,11 @@ layer(SandboxHarness, { excludeTestServices: true })("Upstream against the sandb
       expect(String(chat.access_token)).not.toContain("EAAG")
       const social = yield* upstream.exchangeSocialCode("another-code", "https://app.example/callback")
       const accounts = yield* upstream.listSocialAccounts(social.access_token)
-      expect(accounts[0]).toMatchObject({ instagram_account_id: "17841400000000001" })
+      expect(accounts[0]).toMatchObject({ instagram_account_id: expect.stringMatching(/^178414\d{11}$/) })
+      // Stable per login, distinct between logins.
+      expect((yield* upstream.listSocialAccounts(social.access_token))[0]!.instagram_account_id).toBe(accounts[0]!.instagram_account_id)
+      const other = yield* upstream.exchangeSocialCode("third-code", "https://app.example/callback")
+      expect((yield* upstream.listSocialAccounts(other.access_token))[0]!.instagram_account_id).not.toBe(accounts[0]!.instagram_account_id)
     }))
 
   it.effect.each([

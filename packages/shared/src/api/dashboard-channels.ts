@@ -1,12 +1,13 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { ChannelWebhook, ChannelWebhookUpdate, Conflict, ConnectChat, ConnectSocial, DashboardChannel } from "../account.js"
-import { NotFound, PlanForbidden, UpstreamFailure, ValidationFailed, wire } from "../errors.js"
+import { BadRequest, NotFound, PlanForbidden, UpstreamFailure, ValidationFailed, wire } from "../errors.js"
+import { SandboxInbound, SandboxInboundAccepted } from "../sandbox.js"
 import { DashboardAuth } from "./security.js"
 
 const ChannelPath = Schema.Struct({ id: Schema.NumberFromString.pipe(Schema.int()) })
 
-/** Channel connect (embedded signup, OAuth), disconnect and raw-forward configuration. */
+/** Channel connect (embedded signup, OAuth), disconnect, raw-forward configuration and sandbox inbound injection. */
 export class DashboardChannelsGroup extends HttpApiGroup.make("dashboardChannels")
   .add(HttpApiEndpoint.get("list", "/platform/dashboard/channels").addSuccess(Schema.Array(DashboardChannel)))
   .add(
@@ -24,6 +25,7 @@ export class DashboardChannelsGroup extends HttpApiGroup.make("dashboardChannels
       .addSuccess(DashboardChannel, { status: 201 })
       .addError(wire(PlanForbidden))
       .addError(wire(Conflict))
+      .addError(wire(BadRequest))
       .addError(wire(UpstreamFailure))
       .annotate(OpenApi.Summary, "Connect a social channel: exchange the OAuth code")
   )
@@ -41,6 +43,14 @@ export class DashboardChannelsGroup extends HttpApiGroup.make("dashboardChannels
       .addError(wire(NotFound))
       .addError(wire(ValidationFailed))
       .annotate(OpenApi.Summary, "Configure raw forward: HTTPS URL (SSRF-checked); the secret is shown once")
+  )
+  .add(
+    HttpApiEndpoint.post("sandboxInbound", "/platform/dashboard/sandbox/inbound")
+      .setPayload(SandboxInbound)
+      .addSuccess(SandboxInboundAccepted, { status: 202 })
+      .addError(wire(NotFound))
+      .addError(wire(UpstreamFailure))
+      .annotate(OpenApi.Summary, "Sandbox upstream only: inject an inbound message as the upstream would post it")
   )
   .middleware(DashboardAuth)
 {}

@@ -39,7 +39,20 @@ export const sandboxInbound: CommandFactory = (ctx) =>
       } catch {
         // keep the text
       }
-      if (response.status === 404) throw new CliError("The sandbox inbound route was not found: is the server running with the sandbox upstream?")
+      if (response.status === 404) {
+        const message = (result as { detail?: { message?: unknown } } | null)?.detail?.message
+        throw new CliError(
+          message === "channel not found"
+            ? `Channel ${o.channel as number} was not found in this account (or is disconnected).`
+            : "The sandbox inbound route was not found: is the server running with the sandbox upstream?"
+        )
+      }
       if (!response.ok) throw new CliError(`Sandbox inbound failed with HTTP ${response.status}: ${text}`, response.status === 401 ? ExitCode.auth : ExitCode.failure)
-      ctx.out.result(result, () => ctx.out.line(`${ctx.out.c.green("✓")} Injected an inbound ${o.type ?? "text"} message from ${o.from as string} on channel ${o.channel as number}`))
+      const messageId = (result as { message_id?: unknown } | null)?.message_id
+      ctx.out.result(result, () =>
+        ctx.out.line(
+          `${ctx.out.c.green("✓")} Injected an inbound ${o.type ?? "text"} message from ${o.from as string} on channel ${o.channel as number}${
+            typeof messageId === "string" ? ` (${messageId})` : ""
+          }`
+        ))
     })

@@ -21,6 +21,16 @@ export const SANDBOX_MAGIC_RECIPIENTS = {
 /** A token the sandbox treats as expired (190/463) on every call. */
 export const SANDBOX_EXPIRED_TOKEN = "sandbox-expired-token"
 
+/**
+ * Codes that make the code exchange misbehave: `expired` is exchanged for
+ * `SANDBOX_EXPIRED_TOKEN` (so the connect fails at the next call, 190/463), `invalid`
+ * is refused the way Meta refuses a malformed code (100/36007).
+ */
+export const SANDBOX_MAGIC_CODES = {
+  expired: "sandbox-expired-code",
+  invalid: "sandbox-invalid-code"
+} as const
+
 export interface SandboxErrorCase {
   readonly recipient: string
   readonly http_status: number

@@ -2,7 +2,13 @@ import { HttpApiBuilder, HttpRouter, HttpServerRequest, HttpServerResponse, Mult
 import { createHash, randomBytes } from "node:crypto"
 import { Chunk, Clock, Effect, Layer, Redacted, Stream } from "effect"
 import { newGraphId, newMid, newTraceId, newWamid } from "./ids.js"
-import { SANDBOX_ERROR_CASES, SANDBOX_EXPIRED_TOKEN, SANDBOX_MAGIC_RECIPIENTS, type SandboxErrorCase } from "./magic.js"
+import {
+  SANDBOX_ERROR_CASES,
+  SANDBOX_EXPIRED_TOKEN,
+  SANDBOX_MAGIC_CODES,
+  SANDBOX_MAGIC_RECIPIENTS,
+  type SandboxErrorCase
+} from "./magic.js"
 import { chatStatusPayload, socialReadPayload, templateStatusPayload } from "./payloads.js"
 import { SandboxState, type SandboxTemplate } from "./state.js"
 
@@ -356,6 +362,10 @@ const graphHandler = Effect.gen(function*() {
       return graphError({ status: 400, code: 1, message: "Error validating client secret." })
     }
     if (!params["code"]) return graphError({ status: 400, code: 100, message: "Missing code parameter." })
+    if (params["code"] === SANDBOX_MAGIC_CODES.invalid) {
+      return graphError({ status: 400, code: 100, subcode: 36007, message: "Invalid verification code format." })
+    }
+    if (params["code"] === SANDBOX_MAGIC_CODES.expired) return json({ access_token: SANDBOX_EXPIRED_TOKEN, token_type: "bearer" })
     return json({ access_token: `EAAG${randomBytes(48).toString("base64url").replace(/[-_]/g, "x")}`, token_type: "bearer" })
   }
 
@@ -367,12 +377,15 @@ const graphHandler = Effect.gen(function*() {
   }
 
   if (first === "me" && edge === "accounts" && method === "GET") {
+    // Each user token (each login) has its own Page and Instagram account, stable for that token.
+    const seed = createHash("sha256").update(token).digest()
+    const digits = (from: number, n: number) => Array.from(seed.subarray(from, from + n), (b) => String(b % 10)).join("")
     return json({
       data: [{
-        id: "100000000000001",
+        id: `1000${digits(0, 11)}`,
         name: "Sandbox Page",
         access_token: `EAAG${randomBytes(32).toString("hex")}`,
-        instagram_business_account: { id: "17841400000000001", username: "sandbox.business" }
+        instagram_business_account: { id: `178414${digits(11, 11)}`, username: "sandbox.business" }
       }],
       paging: { cursors: { before: "MA", after: "MA" } }
     })

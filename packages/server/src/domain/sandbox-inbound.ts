@@ -1,0 +1,71 @@
+import { FetchHttpClient, HttpClient } from "@effect/platform"
+import { SqlClient } from "@effect/sql"
+import { NotFound, type SandboxInbound as SandboxInboundBody, type SandboxInboundAccepted, UpstreamFailure } from "@platform/shared"
+import { Effect } from "effect"
+import { AppConfig } from "../config.js"
+import { injectInbound } from "../upstream/sandbox/inject-inbound.js"
+
+interface ChannelRow {
+  readonly type: "chat" | "social"
+  readonly phone_number_id: string | null
+  readonly waba_id: string | null
+  readonly display_phone_number: string | null
+  readonly social_id: string | null
+}
+
+/**
+ * POST /platform/dashboard/sandbox/inbound: has the simulator post a signed,
+ * Meta-shaped inbound message for one of the account's connected channels to
+ * /webhook/incoming, so it goes through the real inbound pipeline. Only with
+ * UPSTREAM=sandbox (404 otherwise); another account's channel is the same 404 as none.
+ */
+export class SandboxInbound extends Effect.Service<SandboxInbound>()("@platform/server/SandboxInbound", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const config = yield* AppConfig
+    const http = yield* HttpClient.HttpClient
+
+    const inject = Effect.fn("SandboxInbound.inject")(function*(accountId: number, input: SandboxInboundBody) {
+      if (config.upstream !== "sandbox") {
+        return yield* new NotFound({ message: "the sandbox upstream is not enabled on this server (UPSTREAM=meta)" })
+      }
+      const [row] = yield* sql<ChannelRow>`
+        select type, phone_number_id, waba_id, display_phone_number, social_id from platform_channels
+        where id = ${input.channel_id} and developer_account_id = ${accountId} and status = 'connected'`.pipe(Effect.orDie)
+      if (row === undefined) return yield* new NotFound({ message: "channel not found" })
+      const injected = yield* injectInbound({
+        channel: {
+          kind: row.type,
+          phone_number_id: row.phone_number_id ?? undefined,
+          waba_id: row.waba_id ?? undefined,
+          social_id: row.social_id ?? undefined,
+          // Webhook metadata carries the display number as digits only.
+          display_phone_number: row.display_phone_number?.replace(/\D/g, "") || undefined
+        },
+        from: input.from,
+        text: input.text,
+        type: input.type,
+        payload: input.payload,
+        profile_name: input.profile_name,
+        context_message_id: input.context_message_id
+      }).pipe(
+        Effect.provideService(AppConfig, config),
+        Effect.provideService(HttpClient.HttpClient, http),
+        Effect.catchTags({
+          // The request schema already refuses what injectInbound would; kept for safety.
+          UpstreamRequestInvalid: (e) => Effect.fail(new UpstreamFailure({ message: `sandbox inbound refused: ${e.message}` })),
+          SandboxWebhookFailed: (e) => Effect.fail(new UpstreamFailure({ message: `sandbox inbound not delivered: ${e.message}` }))
+        })
+      )
+      if (injected.status >= 300) {
+        return yield* new UpstreamFailure({
+          message: `sandbox inbound not accepted: /webhook/incoming answered HTTP ${injected.status}`
+        })
+      }
+      return { message_id: injected.message_id } satisfies SandboxInboundAccepted
+    })
+
+    return { inject } as const
+  }),
+  dependencies: [FetchHttpClient.layer]
+}) {}
