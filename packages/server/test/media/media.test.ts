@@ -106,7 +106,7 @@ layer(MessagingTestServer(), { timeout: 120_000, excludeTestServices: true })("m
         const s = yield* ctx
         const state = yield* SandboxState
         const before = state.media.size
-        const reply = yield* upload(s.key, parts.map(([k, v, f]) => [k, v === "CHAT" ? String(s.chat) : v, f] as const))
+        const reply = yield* upload(s.key, parts.map(([k, v, f]): readonly [string, string | Blob, string?] => f === undefined ? [k, v === "CHAT" ? String(s.chat) : v] : [k, v, f]))
         expect(reply.status, reply.text).toBe(422)
         expect(reply.body.detail[0].loc).toEqual(loc)
         expect(reply.body.detail[0].msg).toMatch(msg)
