@@ -1,18 +1,53 @@
+import { verify, verifyAndParse, verifyStandard } from "@platform/webhook-verify"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { AuthenticationError, Platform } from "../src/index.js"
-import { startRealServer, type RealServer } from "./support/real-server.js"
+import {
+  AuthenticationError,
+  BadRequestError,
+  ConflictError,
+  NotFoundError,
+  Platform,
+  UpstreamError,
+  ValidationError,
+  type AnyEnvelope,
+  type EventDelivery,
+  type WebhookSubscription
+} from "../src/index.js"
+import { hasEvent, startRealServer, startReceiver, within, type RealServer, type Receiver } from "./support/real-server.js"
 
+// One real server (and one loopback webhook receiver) for the whole file.
 let server: RealServer
+let receiver: Receiver
+let client: Platform
+let subscription: WebhookSubscription
 beforeAll(async () => {
-  server = await startRealServer()
+  ;[server, receiver] = await Promise.all([startRealServer(), startReceiver()])
+  client = new Platform({ apiKey: server.apiKey, baseUrl: server.baseUrl, maxRetries: 0, timeout: 15_000 })
 }, 120_000)
-afterAll(async () => server?.close())
+afterAll(async () => {
+  await Promise.all([server?.close(), receiver?.close()])
+})
 
-describe("against the real server", () => {
+// 1x1 PNG-signature bytes: the sandbox checks that the content matches the MIME type.
+const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, ...Array.from({ length: 64 }, (_, i) => i)])
+const peer = () => `1555${String(Math.floor(Math.random() * 1e7)).padStart(7, "0")}`
+
+/** Takes items from an async iterator until one matches, bounded by `ms`. */
+const nextMatching = async <T>(it: AsyncIterator<T>, match: (t: T) => boolean, ms: number, what: string): Promise<T> =>
+  within(
+    (async () => {
+      for (;;) {
+        const r = await it.next()
+        if (r.done) throw new Error(`the stream ended before ${what}`)
+        if (match(r.value)) return r.value
+      }
+    })(),
+    ms,
+    what
+  )
+
+describe("SDK against the real server", () => {
   it("channels.list returns the connected sandbox channel, with rate-limit headers read", async () => {
-    const client = new Platform({ apiKey: server.apiKey, baseUrl: server.baseUrl, maxRetries: 0 })
     const channels = await client.channels.list()
-    expect(server.channelId).toBeTypeOf("number")
     expect(channels.map((c) => c.channel_id)).toContain(server.channelId)
     expect(channels[0]).toMatchObject({ type: "chat", status: "active" })
     expect(JSON.stringify(channels)).not.toMatch(/token/i)
@@ -21,10 +56,216 @@ describe("against the real server", () => {
   })
 
   it("a wrong key is an AuthenticationError with status 401, code unauthorized and a request id", async () => {
-    const client = new Platform({ apiKey: "pk_live_wrongwrongwrongwrongwrongwrong", baseUrl: server.baseUrl, maxRetries: 0 })
-    const error = await client.channels.list().catch((e: unknown) => e)
+    const wrong = new Platform({ apiKey: "pk_live_wrongwrongwrongwrongwrongwrong", baseUrl: server.baseUrl, maxRetries: 0 })
+    const error = await wrong.channels.list().catch((e: unknown) => e)
     expect(error).toBeInstanceOf(AuthenticationError)
     expect(error).toMatchObject({ status: 401, code: "unauthorized" })
     expect((error as AuthenticationError).requestId).toBeTypeOf("string")
+  })
+
+  it("subscriptions: create (secret once), retrieve, list, update, resume, rotateSecret", async () => {
+    subscription = await client.webhooks.subscriptions.create({ target_url: receiver.url, description: "e2e" })
+    expect(subscription).toMatchObject({ target_url: receiver.url, description: "e2e", is_active: true, is_paused: false, event_types: [] })
+    expect(subscription.secret).toMatch(/^whsec_/)
+    const got = await client.webhooks.subscriptions.retrieve(subscription.id)
+    expect(got.id).toBe(subscription.id)
+    expect(got.secret).toBeUndefined()
+
+    const page = await client.webhooks.subscriptions.list({ limit: 1 })
+    expect(page.data.map((s) => s.id)).toEqual([subscription.id])
+    expect(page).toMatchObject({ has_more: false, next_cursor: null })
+
+    const other = await client.webhooks.subscriptions.create({ target_url: `${receiver.url}/other`, event_types: ["message.read"], is_active: false })
+    const updated = await client.webhooks.subscriptions.update(other.id, { description: "renamed", custom_headers: { "x-team": "sdk" } })
+    expect(updated).toMatchObject({ description: "renamed", custom_headers: { "x-team": "sdk" }, is_active: false })
+    const resumed = await client.webhooks.subscriptions.resume(other.id)
+    expect(resumed).toMatchObject({ is_paused: false, failure_count: 0 })
+    const rotated = await client.webhooks.subscriptions.rotateSecret(other.id)
+    expect(rotated.secret).toMatch(/^whsec_/)
+    expect(rotated.secret).not.toBe(other.secret)
+
+    // Walk every subscription across pages of one.
+    const ids: number[] = []
+    for await (const s of client.webhooks.subscriptions.list({ limit: 1 })) ids.push(s.id)
+    expect(ids).toEqual([other.id, subscription.id])
+
+    await client.webhooks.subscriptions.delete(other.id)
+    await expect(client.webhooks.subscriptions.retrieve(other.id)).rejects.toBeInstanceOf(NotFoundError)
+    await expect(client.webhooks.subscriptions.create({ target_url: "ftp://example.com/x" })).rejects.toBeInstanceOf(ValidationError)
+  })
+
+  it("a sent message arrives signed at the subscription (message.sent, then delivered and read) and verifies with @platform/webhook-verify", async () => {
+    const secret = subscription.secret!
+    const to = peer()
+    const sent = await client.messages.sendText({ channel_id: server.channelId, to, text: "hello from the sdk e2e" })
+    expect(sent).toMatchObject({ channel_id: server.channelId, type: "text", message_id: expect.stringMatching(/^wamid\./) })
+
+    const byMessage = (e: any) => e.data?.meta_message_id === sent.message_id
+    for (const type of ["message.sent", "message.delivered", "message.read"]) {
+      const r = await receiver.next(hasEvent(type, byMessage), 20_000)
+      const signature = r.headers["x-platform-signature"] as string
+      expect(signature).toMatch(/^sha256=[0-9a-f]{64}$/)
+      expect(await verify(secret, r.body, signature)).toMatchObject({ ok: true })
+      expect(await verify(`${secret}x`, r.body, signature)).toMatchObject({ ok: false, reason: "signature_mismatch" })
+      expect(await verifyStandard(secret, r.body, r.headers as Record<string, string>)).toMatchObject({ ok: true })
+      const parsed = await verifyAndParse(secret, r.body, signature)
+      expect(parsed.ok).toBe(true)
+      if (!parsed.ok) return
+      const event = parsed.events.find((e) => e.event === type)!
+      expect(event).toMatchObject({ event: type, platform_channel_id: server.channelId, data: { peer_id: to, direction: "outbound", type: "text" } })
+    }
+  }, 60_000)
+
+  it("messages: image by link, location, reaction; idempotent replay; typed errors; markRead of an inbound message, then typing against it", async () => {
+    const to = peer()
+    const image = await client.messages.sendImage({ channel_id: server.channelId, to, media: { link: "https://example.com/cat.png", caption: "cat" } })
+    expect(image).toMatchObject({ type: "image", message_id: expect.stringMatching(/^wamid\./) })
+    const location = await client.messages.sendLocation({ channel_id: server.channelId, to, location: { latitude: 52.52, longitude: 13.405, name: "Berlin" } })
+    expect(location.type).toBe("location")
+    const reaction = await client.messages.sendReaction({ channel_id: server.channelId, to, reaction: { message_id: image.message_id, emoji: "👍" } })
+    expect(reaction.type).toBe("reaction")
+
+    // The same Idempotency-Key replays the first answer.
+    const first = await client.messages.sendText({ channel_id: server.channelId, to, text: "once" }, { idempotencyKey: `e2e-${to}` })
+    const again = await client.messages.sendText({ channel_id: server.channelId, to, text: "once" }, { idempotencyKey: `e2e-${to}` })
+    expect(again.message_id).toBe(first.message_id)
+    await expect(client.messages.sendText({ channel_id: server.channelId, to, text: "different" }, { idempotencyKey: `e2e-${to}` })).rejects.toBeInstanceOf(ValidationError)
+
+    await expect(client.messages.sendText({ channel_id: 99_999_999, to, text: "x" })).rejects.toBeInstanceOf(NotFoundError)
+    const invalid = await client.messages.send({ channel_id: server.channelId, to, type: "text" } as never).catch((e: unknown) => e)
+    expect(invalid).toBeInstanceOf(ValidationError)
+    expect((invalid as ValidationError).detail.length).toBeGreaterThan(0)
+    // A sandbox magic recipient fails upstream: 502 with the upstream error fields.
+    const upstream = await client.messages.sendText({ channel_id: server.channelId, to: "15550000100", text: "x" }).catch((e: unknown) => e)
+    expect(upstream).toBeInstanceOf(UpstreamError)
+    expect((upstream as UpstreamError).metaCode).toBeTypeOf("number")
+
+    const from = peer()
+    const wamid = await server.inbound(from, "please mark me read")
+    const read = await within(
+      (async () => {
+        // The inbound row is written by the webhook pipeline: retry the 404 until it lands (bounded).
+        for (;;) {
+          const r = await client.messages.markRead({ channel_id: server.channelId, message_id: wamid }).catch((e: unknown) => e)
+          if (!(r instanceof NotFoundError)) return r
+          await new Promise((resolve) => setTimeout(resolve, 50))
+        }
+      })(),
+      10_000,
+      "mark-read of the inbound message"
+    )
+    expect(read).toMatchObject({ message_id: wamid })
+    // Typing is shown against an inbound message on chat channels.
+    const typing = await client.messages.sendTyping({ channel_id: server.channelId, to: from, context: { message_id: wamid } })
+    expect(typing).toMatchObject({ type: "typing", message_id: "" })
+  })
+
+  it("media: upload a Blob, getUrl (the link works without a key), send it by id, delete", async () => {
+    const uploaded = await client.media.upload({ channel_id: server.channelId, file: new Blob([PNG], { type: "image/png" }), filename: "cat.png" })
+    expect(uploaded).toEqual({ channel_id: server.channelId, media_id: expect.any(String) })
+    const link = await client.media.getUrl(uploaded.media_id, { channel_id: server.channelId })
+    expect(link).toEqual({ channel_id: server.channelId, url: expect.any(String), mime_type: "image/png", file_size: PNG.length })
+    const download = await fetch(link.url)
+    expect(download.status).toBe(200)
+    expect(download.headers.get("content-type")).toBe("image/png")
+    expect(new Uint8Array(await download.arrayBuffer())).toEqual(PNG)
+
+    const sent = await client.messages.sendImage({ channel_id: server.channelId, to: peer(), media: { id: uploaded.media_id } })
+    expect(sent.type).toBe("image")
+
+    expect(await client.media.delete(uploaded.media_id, { channel_id: server.channelId })).toEqual({ deleted: true })
+    await expect(client.media.getUrl(uploaded.media_id, { channel_id: server.channelId })).rejects.toBeInstanceOf(UpstreamError)
+
+    const refused = await client.media.upload({ channel_id: server.channelId, file: new Uint8Array([1, 2, 3, 4]), mime_type: "image/png" }).catch((e: unknown) => e)
+    expect(refused).toBeInstanceOf(ValidationError)
+  })
+
+  it("deliveries: list (for await across pages), retrieve with fullEnvelope, redeliver; subscriptions.test", async () => {
+    const tested = await client.webhooks.subscriptions.test(subscription.id, { event_type: "message.received" })
+    expect(tested).toMatchObject({ subscription_id: subscription.id, event_type: "message.received" })
+    const sample = await receiver.next(hasEvent("message.received", (e) => e.data?._test === true && e.id === tested.event_id))
+    expect(await verify(subscription.secret!, sample.body, sample.headers["x-platform-signature"] as string)).toMatchObject({ ok: true })
+
+    const first = await client.webhooks.deliveries.list({ subscription_id: subscription.id, limit: 2 })
+    expect(first.mode).toBe("native")
+    expect(first.data.length).toBe(2)
+    expect(first.has_more).toBe(true)
+    const all: EventDelivery[] = []
+    for await (const d of client.webhooks.deliveries.list({ subscription_id: subscription.id, limit: 2 })) all.push(d)
+    expect(all.length).toBeGreaterThanOrEqual(4)
+    expect(new Set(all.map((d) => d.id)).size).toBe(all.length)
+    expect(all.map((d) => d.event_type)).toEqual(expect.arrayContaining(["message.sent", "message.delivered", "message.read", "message.received"]))
+
+    const delivered = await within(
+      (async () => {
+        for (;;) {
+          const d = await client.webhooks.deliveries.retrieve(tested.id)
+          if (d.status === "delivered") return d
+          await new Promise((resolve) => setTimeout(resolve, 50))
+        }
+      })(),
+      10_000,
+      "the test delivery to be recorded as delivered"
+    )
+    expect(delivered).toMatchObject({ response_status: 200, attempts: 1 })
+    expect(delivered.envelope).toBeUndefined()
+    const full = await client.webhooks.deliveries.retrieve(tested.id, { include: "full_envelope" })
+    expect(full.envelope).toMatchObject({ id: tested.event_id, event: "message.received", data: { _test: true } })
+
+    const again = await client.webhooks.deliveries.redeliver(tested.id)
+    expect(again).toMatchObject({ event_id: tested.event_id, subscription_id: subscription.id })
+    expect(again.id).not.toBe(tested.id)
+    const redelivered = await receiver.next((r) => r.headers["x-platform-delivery-id"] === String(again.id))
+    expect(redelivered.json).toMatchObject({ id: tested.event_id, data: { _test: true } })
+
+    const meta = await client.webhooks.deliveries.list({ mode: "meta" })
+    expect(meta.mode).toBe("meta")
+    expect(meta.data).toEqual([])
+    await expect(client.webhooks.deliveries.retrieve(99_999_999)).rejects.toBeInstanceOf(NotFoundError)
+  }, 60_000)
+
+  it("events.stream yields message.sent after a send, and resumes after Last-Event-ID", async () => {
+    const controller = new AbortController()
+    let opened!: () => void
+    const open = new Promise<void>((resolve) => (opened = resolve))
+    // Know when the stream is connected: the server starts it at the newest event then.
+    const watching = new Platform({
+      apiKey: server.apiKey,
+      baseUrl: server.baseUrl,
+      maxRetries: 0,
+      fetch: async (input, init) => {
+        const response = await fetch(input, init)
+        if (String(input instanceof Request ? input.url : input).includes("/events/stream")) opened()
+        return response
+      }
+    })
+    const stream = watching.events.stream({ event_types: ["message.sent"], signal: controller.signal })
+    const it = stream[Symbol.asyncIterator]()
+    const first = nextMatching(it, (e: AnyEnvelope) => e.event === "message.sent", 20_000, "message.sent on the stream")
+    await within(open, 10_000, "the event stream to open")
+    const to = peer()
+    const a = await client.messages.sendText({ channel_id: server.channelId, to, text: "stream one" })
+    const event = await first
+    expect(event).toMatchObject({ event: "message.sent", data: { meta_message_id: a.message_id, peer_id: to } })
+    expect(stream.lastEventId).toBe(event.id)
+    controller.abort()
+    expect((await it.next()).done).toBe(true)
+
+    // A new stream given the last id replays what was written since.
+    const b = await client.messages.sendText({ channel_id: server.channelId, to, text: "stream two" })
+    const resumed = client.events.stream({ event_types: ["message.sent"], lastEventId: event.id })
+    try {
+      const next = await nextMatching(resumed[Symbol.asyncIterator](), () => true, 20_000, "the replayed message.sent")
+      expect(next).toMatchObject({ event: "message.sent", data: { meta_message_id: b.message_id } })
+    } finally {
+      resumed.close()
+    }
+  }, 60_000)
+
+  it("errors of the subscription routes: test of an unconfigured type is a 4xx, redeliver of a pending delivery may conflict", async () => {
+    const narrow = await client.webhooks.subscriptions.create({ target_url: `${receiver.url}/narrow`, event_types: ["message.read"] })
+    const error = await client.webhooks.subscriptions.test(narrow.id, { event_type: "message.sent" }).catch((e: unknown) => e)
+    expect(error instanceof BadRequestError || error instanceof ValidationError || error instanceof ConflictError).toBe(true)
+    await client.webhooks.subscriptions.delete(narrow.id)
   })
 })
