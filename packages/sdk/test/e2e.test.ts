@@ -2,8 +2,6 @@ import { verify, verifyAndParse, verifyStandard } from "@platform/webhook-verify
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import {
   AuthenticationError,
-  BadRequestError,
-  ConflictError,
   NotFoundError,
   Platform,
   UpstreamError,
@@ -224,48 +222,69 @@ describe("SDK against the real server", () => {
     await expect(client.webhooks.deliveries.retrieve(99_999_999)).rejects.toBeInstanceOf(NotFoundError)
   }, 60_000)
 
-  it("events.stream yields message.sent after a send, and resumes after Last-Event-ID", async () => {
-    const controller = new AbortController()
+  it("events.stream yields message.sent after a send; after a dropped connection it reconnects with Last-Event-ID and misses nothing", async () => {
+    const connections: Array<string | null> = []
     let opened!: () => void
     const open = new Promise<void>((resolve) => (opened = resolve))
-    // Know when the stream is connected: the server starts it at the newest event then.
+    // The first connection is cut right after its first event; the server's `retry: 3000` then paces the reconnect.
     const watching = new Platform({
       apiKey: server.apiKey,
       baseUrl: server.baseUrl,
       maxRetries: 0,
       fetch: async (input, init) => {
         const response = await fetch(input, init)
-        if (String(input instanceof Request ? input.url : input).includes("/events/stream")) opened()
-        return response
+        if (!String(input instanceof Request ? input.url : input).includes("/events/stream")) return response
+        connections.push(new Headers(init?.headers).get("last-event-id"))
+        opened()
+        if (connections.length > 1 || !response.body) return response
+        const decoder = new TextDecoder()
+        const cut = new TransformStream<Uint8Array, Uint8Array>({
+          transform(chunk, controller) {
+            controller.enqueue(chunk)
+            if (decoder.decode(chunk, { stream: true }).includes("event: message.sent")) controller.terminate()
+          }
+        })
+        return new Response(response.body.pipeThrough(cut), { status: response.status, headers: response.headers })
       }
     })
-    const stream = watching.events.stream({ event_types: ["message.sent"], signal: controller.signal })
+    const reconnects: number[] = []
+    const stream = watching.events.stream({ event_types: ["message.sent"], onReconnect: ({ delayMs }) => reconnects.push(delayMs) })
     const it = stream[Symbol.asyncIterator]()
-    const first = nextMatching(it, (e: AnyEnvelope) => e.event === "message.sent", 20_000, "message.sent on the stream")
-    await within(open, 10_000, "the event stream to open")
-    const to = peer()
-    const a = await client.messages.sendText({ channel_id: server.channelId, to, text: "stream one" })
-    const event = await first
-    expect(event).toMatchObject({ event: "message.sent", data: { meta_message_id: a.message_id, peer_id: to } })
-    expect(stream.lastEventId).toBe(event.id)
-    controller.abort()
-    expect((await it.next()).done).toBe(true)
-
-    // A new stream given the last id replays what was written since.
-    const b = await client.messages.sendText({ channel_id: server.channelId, to, text: "stream two" })
-    const resumed = client.events.stream({ event_types: ["message.sent"], lastEventId: event.id })
     try {
-      const next = await nextMatching(resumed[Symbol.asyncIterator](), () => true, 20_000, "the replayed message.sent")
-      expect(next).toMatchObject({ event: "message.sent", data: { meta_message_id: b.message_id } })
+      const first = nextMatching(it, () => true, 20_000, "message.sent on the stream")
+      await within(open, 10_000, "the event stream to open")
+      const to = peer()
+      const a = await client.messages.sendText({ channel_id: server.channelId, to, text: "stream one" })
+      const event = await first
+      expect(event).toMatchObject({ event: "message.sent", data: { meta_message_id: a.message_id, peer_id: to } })
+      expect(stream.lastEventId).toBe(event.id)
+      // Sent while the stream is disconnected: the reconnect replays it.
+      const b = await client.messages.sendText({ channel_id: server.channelId, to, text: "stream two" })
+      const second = await nextMatching(it, () => true, 20_000, "the message.sent replayed after the reconnect")
+      expect(second).toMatchObject({ event: "message.sent", data: { meta_message_id: b.message_id } })
+      expect(connections).toEqual([null, event.id])
+      expect(reconnects).toHaveLength(1)
+      expect(reconnects[0]).toBeGreaterThanOrEqual(2250) // the server's retry: 3000 with ±25% jitter
+
+      // A new stream given `lastEventId` starts right after that event.
+      const resumed = client.events.stream({ event_types: ["message.sent"], lastEventId: event.id })
+      try {
+        const replayed = await nextMatching(resumed[Symbol.asyncIterator](), () => true, 20_000, "the replayed message.sent")
+        expect(replayed.id).toBe(second.id)
+      } finally {
+        resumed.close()
+      }
     } finally {
-      resumed.close()
+      stream.close()
     }
+    expect((await it.next()).done).toBe(true)
   }, 60_000)
 
-  it("errors of the subscription routes: test of an unconfigured type is a 4xx, redeliver of a pending delivery may conflict", async () => {
+  it("subscriptions.test of an event type the subscription does not take is a ValidationError event_not_configured", async () => {
     const narrow = await client.webhooks.subscriptions.create({ target_url: `${receiver.url}/narrow`, event_types: ["message.read"] })
     const error = await client.webhooks.subscriptions.test(narrow.id, { event_type: "message.sent" }).catch((e: unknown) => e)
-    expect(error instanceof BadRequestError || error instanceof ValidationError || error instanceof ConflictError).toBe(true)
+    expect(error).toBeInstanceOf(ValidationError)
+    expect(error).toMatchObject({ status: 422, code: "event_not_configured", body: { detail: { configured_event_types: ["message.read"] } } })
     await client.webhooks.subscriptions.delete(narrow.id)
   })
 })
