@@ -1,6 +1,6 @@
-import { Migrator, SqlClient } from "@effect/sql"
+import { Migrator, SqlClient, SqlError } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
-import { Duration, Effect, Layer, Option, Redacted } from "effect"
+import { Context, Duration, Effect, Layer, Option, Redacted } from "effect"
 import { AppConfig } from "../config.js"
 import { migrations } from "./migrations/index.js"
 import pg from "pg"
@@ -33,19 +33,83 @@ export const parseDatabaseUrl = (url: string): Connection => {
   }
 }
 
-/** A PgClient layer for one connection target, with the product's type parsers. */
-export const pgLayer = (connection: Connection, maxConnections = 10) =>
-  PgClient.layer({
-    host: connection.host,
-    port: connection.port,
-    database: connection.database,
-    username: connection.username,
-    password: connection.password === undefined ? undefined : Redacted.make(connection.password),
-    maxConnections,
-    idleTimeout: Duration.seconds(30),
-    connectTimeout: Duration.seconds(10),
-    types: types as never
+/**
+ * The `pg` pool under the application's PgClient, for the few hot statements that
+ * run as NAMED prepared statements (`{ name, text, values }`): each connection
+ * parses and plans them once, then only binds and executes (DESIGN §8). Off on
+ * embedded PGlite, whose socket server gives every client the same backend
+ * session, so a name prepared by one client would collide with another's.
+ */
+export class PgPool extends Context.Tag("@platform/server/PgPool")<PgPool, {
+  readonly pool: pg.Pool
+  /** Whether named prepared statements are safe on this server (real Postgres). */
+  readonly namedStatements: boolean
+  /** Embedded PGlite behind its socket server (one process; no LISTEN/NOTIFY across processes). */
+  readonly embedded: boolean
+}>() {}
+
+/**
+ * Runs a query on the shared pool, as a named prepared statement when the
+ * server supports them (else unnamed). Errors are `SqlError`s like PgClient's,
+ * with the driver's error (and its SQLSTATE `code`) as the cause.
+ */
+export const poolQuery = <A extends object>(
+  db: PgPool["Type"],
+  name: string,
+  text: string,
+  values: ReadonlyArray<unknown>
+): Effect.Effect<ReadonlyArray<A>, SqlError.SqlError> =>
+  Effect.async<ReadonlyArray<A>, SqlError.SqlError>((resume) => {
+    const config = db.namedStatements ? { name, text, values: values as Array<unknown> } : { text, values: values as Array<unknown> }
+    db.pool.query(config, (err: Error | undefined, result: pg.QueryResult | undefined) => {
+      if (err) resume(Effect.fail(new SqlError.SqlError({ cause: err, message: "Failed to execute statement" })))
+      else resume(Effect.succeed((result?.rows ?? []) as Array<A>))
+    })
   })
+
+/**
+ * A PgClient layer for one connection target, with the product's type parsers,
+ * built over a pool this layer owns (also provided as `PgPool`).
+ */
+export const pgLayer = (connection: Connection, maxConnections = 10) =>
+  Layer.unwrapScoped(Effect.gen(function*() {
+    const pool = yield* Effect.acquireRelease(
+      Effect.tryPromise({
+        try: async () => {
+          const pool = new pg.Pool({
+            host: connection.host,
+            port: connection.port,
+            database: connection.database,
+            user: connection.username,
+            ...(connection.password === undefined ? {} : { password: connection.password }),
+            max: maxConnections,
+            idleTimeoutMillis: 30_000,
+            connectionTimeoutMillis: 10_000,
+            application_name: "@effect/sql-pg",
+            types: types as never
+          })
+          pool.on("error", () => {})
+          try {
+            const { rows } = await pool.query<{ version: string }>("select version() as version")
+            return { pool, embedded: /PGlite/i.test(rows[0]?.version ?? "") }
+          } catch (error) {
+            await pool.end().catch(() => undefined)
+            throw error
+          }
+        },
+        catch: (cause) => new SqlError.SqlError({ cause, message: "PgClient: Failed to connect" })
+      }).pipe(
+        Effect.timeoutFail({
+          duration: Duration.seconds(10),
+          onTimeout: () => new SqlError.SqlError({ cause: new Error("Connection timed out"), message: "PgClient: Connection timed out" })
+        })
+      ),
+      ({ pool }) => Effect.promise(() => pool.end()).pipe(Effect.interruptible, Effect.timeoutOption(1000))
+    )
+    return PgClient.layerFromPool({ acquire: Effect.succeed(pool.pool), types: types as never }).pipe(
+      Layer.merge(Layer.succeed(PgPool, { pool: pool.pool, namedStatements: !pool.embedded, embedded: pool.embedded }))
+    )
+  }))
 
 // Built by scripts/pglite-seed.mjs next to the bundle; from sources (tests) it is
 // found in ../../dist. Without it PGlite runs initdb itself, only slower.

@@ -1,6 +1,8 @@
 import { SqlClient, SqlError } from "@effect/sql"
 import { API_VERSION, PLAN_LIMITS, PlanNames } from "@platform/shared"
-import { Clock, Duration, Effect, Schedule } from "effect"
+import { Clock, Duration, Effect, Option } from "effect"
+import { createHash } from "node:crypto"
+import { PgPool, poolQuery } from "../db/client.js"
 import { currentPeriod } from "../domain/usage.js"
 import type { InboundPlan } from "./plan.js"
 import { statusRankSql, STATUS_EVENTS } from "./statuses.js"
@@ -330,24 +332,50 @@ export const jsonbRows = (rows: ReadonlyArray<unknown>): string =>
 const byteaOf = (hex: string | null): Uint8Array | null =>
   hex === null ? null : new Uint8Array(Buffer.from(hex.replace(/^\\x/, ""), "hex"))
 
+const PARAMETERS = ["now", "period", "exact", "messages", "statuses", "templates", "qualities", "forwards", "inline"] as const
+type Parameter = typeof PARAMETERS[number]
+
 /**
  * Numbers the `:name` placeholders of a statement in order of first use and
- * passes only the values it uses (Postgres refuses a parameter it never sees).
+ * lists the parameters it uses (Postgres refuses a parameter it never sees).
  */
-const bind = (statement: string, values: Readonly<Record<string, unknown>>) => {
-  const params: Array<unknown> = []
-  const index = new Map<string, number>()
+const bind = (statement: string) => {
+  const names: Array<Parameter> = []
+  const known = new Set<string>(PARAMETERS)
   const text = statement.replace(/(?<!:):([a-z]+)\b/g, (whole, name: string) => {
-    if (!(name in values)) return whole
-    let n = index.get(name)
-    if (n === undefined) {
-      params.push(values[name])
-      n = params.length
-      index.set(name, n)
-    }
-    return `$${n}`
+    if (!known.has(name)) return whole
+    let n = names.indexOf(name as Parameter)
+    if (n < 0) n = names.push(name as Parameter) - 1
+    return `$${n + 1}`
   })
-  return { text, params }
+  return { text, names }
+}
+
+/** A statement ready to run: its text with numbered placeholders, its parameters, and a stable name. */
+export interface PreparedStatement {
+  readonly name: string
+  readonly text: string
+  readonly names: ReadonlyArray<Parameter>
+}
+
+/*
+ * The statement's text depends only on which kinds of rows the POST carries, so
+ * there are at most 32 of them; each is built once and runs as a NAMED prepared
+ * statement (planned once per connection instead of on every POST: planning
+ * this statement costs several times its execution).
+ */
+const statements = new Map<string, PreparedStatement>()
+export const statementFor = (plan: InboundPlan): PreparedStatement => {
+  const key = [plan.messages, plan.statuses, plan.templates, plan.qualities, plan.forwards]
+    .map((rows) => (rows.length > 0 ? "1" : "0")).join("")
+  let prepared = statements.get(key)
+  if (prepared === undefined) {
+    const { names, text } = bind(buildStatement(plan))
+    const hash = createHash("sha1").update(text).digest("hex").slice(0, 12)
+    prepared = { name: `inbound_${key}_${hash}`, text, names }
+    statements.set(key, prepared)
+  }
+  return prepared
 }
 
 const isRetryable = (error: SqlError.SqlError): boolean => {
@@ -382,6 +410,7 @@ interface CachedUsage {
 export class InboundStore extends Effect.Service<InboundStore>()("@platform/server/InboundStore", {
   scoped: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const pool = yield* Effect.serviceOption(PgPool)
     const usage = new Map<number, CachedUsage>()
     let pending = new Map<string, { account: number; period: string; n: number }>()
     const unflushed = new Map<number, number>()
@@ -444,52 +473,67 @@ export class InboundStore extends Effect.Service<InboundStore>()("@platform/serv
       return true
     }
 
-    const persist = Effect.fn("InboundStore.persist")(function*(plan: InboundPlan, options: PersistOptions) {
-      const nowMs = yield* Clock.currentTimeMillis
-      const now = new Date(nowMs)
-      const period = currentPeriod(now)
-      const exact = !countLater(plan, period)
-      const statement = buildStatement(plan)
-      const { text, params } = bind(statement, {
-        now: now.toISOString(),
-        period,
-        exact,
-        messages: jsonbRows(plan.messages),
-        statuses: jsonbRows(plan.statuses),
-        templates: jsonbRows(plan.templates),
-        qualities: jsonbRows(plan.qualities),
-        forwards: jsonbRows(plan.forwards),
-        inline: options.inline
-      })
-      const rows = yield* sql.unsafe<ResultRow>(text, params).pipe(
-        Effect.retry({ while: isRetryable, schedule: Schedule.recurs(4) }),
-        Effect.tapError((e) => Effect.logError("inbound statement failed", String((e.cause as Error | undefined)?.message))),
-        Effect.orDie
-      )
-      const row = rows[0]!
-      for (const d of json(row.demand)) {
-        if (!exact) addPending(d.account_id, period, d.n)
-        else {
-          usage.set(d.account_id, {
-            used: d.used ?? d.max,
-            max: d.max,
-            period,
-            expires: Date.now() + CACHE_TTL_MS
-          })
+    const execute = (text: string, name: string, params: ReadonlyArray<unknown>) =>
+      Option.isSome(pool)
+        ? poolQuery<ResultRow>(pool.value, name, text, params)
+        : sql.unsafe<ResultRow>(text, params)
+
+    // Retried (same rows, same event ids: the failed attempt rolled back) only on
+    // the races described above; anything else is a defect, logged.
+    const attempt = (statement: PreparedStatement, params: ReadonlyArray<unknown>, retries: number): Effect.Effect<ReadonlyArray<ResultRow>> =>
+      Effect.catchAll(execute(statement.text, statement.name, params), (error) =>
+        retries > 0 && isRetryable(error)
+          ? attempt(statement, params, retries - 1)
+          : Effect.zipRight(
+            Effect.logError("inbound statement failed", String((error.cause as Error | undefined)?.message)),
+            Effect.die(error)
+          ))
+
+    /** Writes the plan in one statement (the POST's one transaction); no span: this is the hot path. */
+    const persist = (plan: InboundPlan, options: PersistOptions): Effect.Effect<PersistResult> =>
+      Effect.flatMap(Clock.currentTimeMillis, (nowMs) => {
+        const now = new Date(nowMs)
+        const period = currentPeriod(now)
+        const exact = !countLater(plan, period)
+        const statement = statementFor(plan)
+        const values: Record<Parameter, () => unknown> = {
+          now: () => now.toISOString(),
+          period: () => period,
+          exact: () => exact,
+          messages: () => jsonbRows(plan.messages),
+          statuses: () => jsonbRows(plan.statuses),
+          templates: () => jsonbRows(plan.templates),
+          qualities: () => jsonbRows(plan.qualities),
+          forwards: () => jsonbRows(plan.forwards),
+          inline: () => options.inline
         }
-      }
-      const deliveries = json(row.deliveries).map((d) => ({
-        ...d,
-        webhook_secret_encrypted: byteaOf(d.webhook_secret_encrypted)
-      }))
-      return {
-        inserted: row.inserted,
-        quotaExceeded: row.refused,
-        unknownStatuses: json(row.unknown_statuses),
-        deliveries,
-        events: row.events
-      } satisfies PersistResult
-    })
+        const params = statement.names.map((name) => values[name]())
+        return Effect.map(attempt(statement, params, 4), (rows) => {
+          const row = rows[0]!
+          for (const d of json(row.demand)) {
+            if (!exact) addPending(d.account_id, period, d.n)
+            else {
+              usage.set(d.account_id, {
+                used: d.used ?? d.max,
+                max: d.max,
+                period,
+                expires: Date.now() + CACHE_TTL_MS
+              })
+            }
+          }
+          const deliveries = json(row.deliveries).map((d) => ({
+            ...d,
+            webhook_secret_encrypted: byteaOf(d.webhook_secret_encrypted)
+          }))
+          return {
+            inserted: row.inserted,
+            quotaExceeded: row.refused,
+            unknownStatuses: json(row.unknown_statuses),
+            deliveries,
+            events: row.events
+          } satisfies PersistResult
+        })
+      })
 
     return { persist, flushUsage: flush } as const
   })

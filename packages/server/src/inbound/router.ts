@@ -1,5 +1,7 @@
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { PgClient } from "@effect/sql-pg"
+import { Effect, Stream } from "effect"
+import { PgPool } from "../db/client.js"
 
 /** A platform channel as the inbound router sees it: what never changes while it is connected. */
 export interface RoutedChannel {
@@ -42,14 +44,40 @@ const HIT_TTL_MS = 60_000
 const MISS_TTL_MS = 5_000
 const MAX_ENTRIES = 50_000
 
+/** Where a connect, disconnect or kill-switch change is announced to other processes. */
+const ROUTES_CHANNEL = "platform_channel_routes"
+
+/** Every live directory of this process, so a channel change reaches them all at once. */
+const directories = new Set<{
+  readonly forget: (channelId?: number) => void
+  readonly announce: (channelId?: number) => Effect.Effect<void>
+}>()
+
+/**
+ * After a channel was connected, disconnected or its inbound switch changed (and
+ * the change committed): forgets its cached routes (and every cached miss) in
+ * this process at once, and NOTIFYs other processes, which do the same. Never fails.
+ */
+export const channelRoutesChanged = (channelId?: number): Effect.Effect<void> =>
+  Effect.suspend(() => {
+    let announce: Effect.Effect<void> = Effect.void
+    for (const directory of directories) {
+      directory.forget(channelId)
+      announce = directory.announce(channelId)
+    }
+    return announce
+  })
+
 /**
  * Upstream identifier → platform channel, cached in memory (DESIGN §8: no
  * round trip per POST for an immutable lookup). One query fetches every
  * identifier of a POST that is not cached.
  */
 export class ChannelDirectory extends Effect.Service<ChannelDirectory>()("@platform/server/ChannelDirectory", {
-  effect: Effect.gen(function*() {
+  scoped: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const pg = yield* Effect.serviceOption(PgClient.PgClient)
+    const pool = yield* Effect.serviceOption(PgPool)
     const cache = new Map<string, Cached>()
 
     const keyOf = (kind: "p" | "w" | "s", id: string) => `${kind}:${id}`
@@ -63,44 +91,78 @@ export class ChannelDirectory extends Effect.Service<ChannelDirectory>()("@platf
           or waba_id in (select jsonb_array_elements_text(${JSON.stringify(missing.w)}::jsonb))
           or social_id in (select jsonb_array_elements_text(${JSON.stringify(missing.s)}::jsonb)))`.pipe(Effect.orDie)
 
-    const resolve = Effect.fn("ChannelDirectory.resolve")(function*(ids: Identifiers) {
+    const get = (kind: "p" | "w" | "s", id: string) => cache.get(keyOf(kind, id))?.channels ?? []
+    const lookup: ChannelLookup = {
+      byPhoneNumberId: (id) => get("p", id)[0],
+      byWabaId: (id) => get("w", id),
+      bySocialId: (id) => get("s", id)[0]
+    }
+
+    const missingOf = (ids: Identifiers) => {
       const now = Date.now()
-      const missing = { p: [] as Array<string>, w: [] as Array<string>, s: [] as Array<string> }
+      let missing: { p: Array<string>; w: Array<string>; s: Array<string> } | undefined
       const check = (kind: "p" | "w" | "s", list: ReadonlyArray<string>) => {
         for (const id of list) {
           const hit = cache.get(keyOf(kind, id))
-          if (hit === undefined || hit.expires <= now) missing[kind].push(id)
+          if (hit === undefined || hit.expires <= now) (missing ??= { p: [], w: [], s: [] })[kind].push(id)
         }
       }
       check("p", ids.phoneNumberIds)
       check("w", ids.wabaIds)
       check("s", ids.socialIds)
-      if (missing.p.length + missing.w.length + missing.s.length > 0) {
-        const rows = yield* fetch(missing)
-        if (cache.size > MAX_ENTRIES) cache.clear()
-        const put = (kind: "p" | "w" | "s", id: string, channels: ReadonlyArray<RoutedChannel>) =>
-          cache.set(keyOf(kind, id), { channels, expires: now + (channels.length > 0 ? HIT_TTL_MS : MISS_TTL_MS) })
-        for (const id of missing.p) put("p", id, rows.filter((r) => r.type === "chat" && r.phone_number_id === id))
-        for (const id of missing.w) put("w", id, rows.filter((r) => r.type === "chat" && r.waba_id === id))
-        for (const id of missing.s) put("s", id, rows.filter((r) => r.type === "social" && r.social_id === id))
-      }
-      const get = (kind: "p" | "w" | "s", id: string) => cache.get(keyOf(kind, id))?.channels ?? []
-      return {
-        byPhoneNumberId: (id) => get("p", id)[0],
-        byWabaId: (id) => get("w", id),
-        bySocialId: (id) => get("s", id)[0]
-      } satisfies ChannelLookup
-    })
+      return missing
+    }
 
-    /** Forgets cached routes (all of them, or one channel's) after a connect, disconnect or identifier change. */
-    const invalidate = (channelId?: number) =>
-      Effect.sync(() => {
-        if (channelId === undefined) return cache.clear()
-        for (const [key, entry] of cache) {
-          if (entry.channels.length === 0 || entry.channels.some((c) => c.id === channelId)) cache.delete(key)
-        }
+    /** The lookup when every identifier is cached (the hot path: no effect, no query), else undefined. */
+    const cached = (ids: Identifiers): ChannelLookup | undefined => (missingOf(ids) === undefined ? lookup : undefined)
+
+    const resolve = (ids: Identifiers): Effect.Effect<ChannelLookup> =>
+      Effect.suspend(() => {
+        const missing = missingOf(ids)
+        if (missing === undefined) return Effect.succeed(lookup)
+        return Effect.map(fetch(missing), (rows) => {
+          const now = Date.now()
+          if (cache.size > MAX_ENTRIES) cache.clear()
+          const put = (kind: "p" | "w" | "s", id: string, channels: ReadonlyArray<RoutedChannel>) =>
+            cache.set(keyOf(kind, id), { channels, expires: now + (channels.length > 0 ? HIT_TTL_MS : MISS_TTL_MS) })
+          for (const id of missing.p) put("p", id, rows.filter((r) => r.type === "chat" && r.phone_number_id === id))
+          for (const id of missing.w) put("w", id, rows.filter((r) => r.type === "chat" && r.waba_id === id))
+          for (const id of missing.s) put("s", id, rows.filter((r) => r.type === "social" && r.social_id === id))
+          return lookup
+        })
       })
 
-    return { resolve, invalidate } as const
+    const forget = (channelId?: number) => {
+      if (channelId === undefined) return cache.clear()
+      for (const [key, entry] of cache) {
+        if (entry.channels.length === 0 || entry.channels.some((c) => c.id === channelId)) cache.delete(key)
+      }
+    }
+
+    /** Forgets cached routes (all of them, or one channel's) after a connect, disconnect or identifier change. */
+    const invalidate = (channelId?: number) => Effect.sync(() => forget(channelId))
+
+    // Other processes' changes (real Postgres only: embedded PGlite is one process,
+    // and its socket server mixes notifications into other connections' streams).
+    const crossProcess = pg._tag === "Some" && pool._tag === "Some" && !pool.value.embedded
+    const announce = (channelId?: number): Effect.Effect<void> =>
+      crossProcess
+        ? pg.value.notify(ROUTES_CHANNEL, channelId === undefined ? "*" : String(channelId)).pipe(
+          Effect.catchAllCause((cause) => Effect.logWarning("channel route NOTIFY failed", cause))
+        )
+        : Effect.void
+    if (crossProcess) {
+      yield* pg.value.listen(ROUTES_CHANNEL).pipe(
+        Stream.runForEach((payload) => Effect.sync(() => forget(payload === "*" ? undefined : Number(payload)))),
+        Effect.catchAllCause((cause) => Effect.logDebug(`LISTEN ${ROUTES_CHANNEL} unavailable`, cause)),
+        Effect.forkScoped
+      )
+    }
+
+    const registration = { forget, announce }
+    directories.add(registration)
+    yield* Effect.addFinalizer(() => Effect.sync(() => directories.delete(registration)))
+
+    return { resolve, cached, invalidate } as const
   })
 }) {}
