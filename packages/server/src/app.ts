@@ -2,6 +2,8 @@ import { Effect, Layer } from "effect"
 import { AppConfig } from "./config.js"
 import { Secrets } from "./crypto/secrets.js"
 import { DatabaseLive } from "./db/client.js"
+import { DemoLive } from "./domain/demo.js"
+import { DomainLive } from "./domain/layer.js"
 import { HttpLive } from "./http/server.js"
 import { LoggingLive } from "./logging.js"
 import { DeliveryWorkersLive } from "./workers/delivery-workers.js"
@@ -12,8 +14,15 @@ const WorkersLive = Layer.unwrapEffect(
   Effect.map(AppConfig, (config) => (config.runsWorkers ? Layer.mergeAll(RawForwardSweepLive, DeliveryWorkersLive) : Layer.empty))
 ).pipe(Layer.provide(Secrets.Default))
 
-/** The whole process: configuration, logging, database, HTTP and workers. */
-export const AppLive = Layer.mergeAll(HttpLive, WorkersLive).pipe(
+/**
+ * The first-run demo account (sandbox, not production), set up in the background once
+ * the server answers. `DomainLive` is the same layer value HttpLive builds, so the
+ * process keeps one instance of each domain service (layers are memoized by reference).
+ */
+const FirstRunLive = DemoLive.pipe(Layer.provide(DomainLive))
+
+/** The whole process: configuration, logging, database, HTTP, workers and the first-run demo. */
+export const AppLive = Layer.mergeAll(HttpLive, WorkersLive, FirstRunLive).pipe(
   Layer.provide(DatabaseLive),
   Layer.provide(LoggingLive),
   Layer.provide(AppConfig.Default)
