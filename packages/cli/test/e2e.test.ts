@@ -1,22 +1,37 @@
-import { readFileSync } from "node:fs"
+import { verify, verifyAndParse, verifyStandard } from "@platform/webhook-verify"
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { startRealServer, type RealServer } from "../../sdk/test/support/real-server.js"
+import { hasEvent, startRealServer, startReceiver, within, type RealServer, type Receiver } from "../../sdk/test/support/real-server.js"
 import { cli, configHome } from "./support/cli.js"
 
+// One real server and one loopback receiver for the whole file (the helper is shared with the SDK's e2e tests).
 let server: RealServer
+let receiver: Receiver
 beforeAll(async () => {
-  server = await startRealServer()
+  ;[server, receiver] = await Promise.all([startRealServer(), startReceiver()])
 }, 120_000)
-afterAll(async () => server?.close())
+afterAll(async () => {
+  await Promise.all([server?.close(), receiver?.close()])
+})
 
 const env = () => ({ PLATFORM_API_KEY: server.apiKey, PLATFORM_BASE_URL: server.baseUrl })
+const dashboard = () => ({ PLATFORM_DASHBOARD_EMAIL: server.email, PLATFORM_DASHBOARD_PASSWORD: server.password })
+/** Runs the CLI against the real server and expects exit 0 and JSON on stdout. */
+const json = async (argv: ReadonlyArray<string>): Promise<any> => {
+  const ran = await cli([...argv, "--json"], { env: env() })
+  expect(ran.code, ran.stderr).toBe(0)
+  return JSON.parse(ran.stdout)
+}
+const peer = () => `1555${String(Math.floor(Math.random() * 1e7)).padStart(7, "0")}`
+const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, ...Array.from({ length: 64 }, (_, i) => i)])
 
-describe("against the real server", () => {
+let subscription: { id: number; secret: string }
+
+describe("CLI against the real server", () => {
   it("channels list --json prints the account's channels as one JSON document", async () => {
-    const ran = await cli(["channels", "list", "--json"], { env: env() })
-    expect(ran.code).toBe(0)
-    const channels = JSON.parse(ran.stdout) as Array<{ channel_id: number; type: string }>
+    const channels = (await json(["channels", "list"])) as Array<{ channel_id: number; type: string }>
     expect(channels.map((c) => c.channel_id)).toContain(server.channelId)
   })
 
@@ -32,17 +47,147 @@ describe("against the real server", () => {
     expect(ran.stderr).toMatch(/401 unauthorized/)
   })
 
-  it("sandbox inbound injects a message through the dashboard route and prints its upstream id", async () => {
-    const dashboard = { PLATFORM_DASHBOARD_EMAIL: server.email, PLATFORM_DASHBOARD_PASSWORD: server.password }
-    const ran = await cli(["sandbox", "inbound", "--channel", String(server.channelId), "--from", "15551234567", "--text", "hi from the cli", "--json"], {
-      env: { ...env(), ...dashboard }
-    })
+  it("subscriptions create prints the secret once; subscriptions list shows it; an invalid URL exits 1 with the 422 detail", async () => {
+    const created = await json(["subscriptions", "create", "--url", receiver.url, "--description", "cli e2e"])
+    expect(created).toMatchObject({ target_url: receiver.url, description: "cli e2e", is_active: true, secret: expect.stringMatching(/^whsec_/) })
+    subscription = { id: created.id, secret: created.secret }
+    const listed = (await json(["subscriptions", "list"])) as Array<{ id: number; secret?: string }>
+    expect(listed.map((s) => s.id)).toEqual([subscription.id])
+    expect(listed[0]!.secret).toBeUndefined()
+    const table = await cli(["subscriptions", "list"], { env: env() })
+    expect(table.stdout).toMatch(new RegExp(`\\n${subscription.id}\\s+http://127\\.0\\.0\\.1`))
+
+    const invalid = await cli(["subscriptions", "create", "--url", "not a url"], { env: env() })
+    expect(invalid.code).toBe(1)
+    expect(invalid.stderr).toMatch(/422[\s\S]*target_url/)
+  })
+
+  it("send text delivers a signed message.sent to the subscription; deliveries list --json shows it", async () => {
+    const to = peer()
+    const sent = await json(["send", "text", "--channel", String(server.channelId), "--to", to, "--text", "hello from the cli"])
+    expect(sent).toMatchObject({ channel_id: server.channelId, type: "text", message_id: expect.stringMatching(/^wamid\./) })
+    const r = await receiver.next(hasEvent("message.sent", (e) => e.data?.meta_message_id === sent.message_id), 20_000)
+    expect(await verify(subscription.secret, r.body, r.headers["x-platform-signature"] as string)).toMatchObject({ ok: true })
+    expect(await verifyStandard(subscription.secret, r.body, r.headers as Record<string, string>)).toMatchObject({ ok: true })
+
+    const deliveryId = Number(r.headers["x-platform-delivery-id"])
+    const page = await json(["deliveries", "list", "--subscription", String(subscription.id), "--event-type", "message.sent"])
+    expect(page).toMatchObject({ mode: "native", has_more: false, next_cursor: null })
+    expect(page.data.map((d: { id: number }) => d.id)).toContain(deliveryId)
+    const table = await cli(["deliveries", "list", "--subscription", String(subscription.id)], { env: env() })
+    expect(table.code).toBe(0)
+    expect(table.stdout).toMatch(new RegExp(`\\n${deliveryId}\\s+\\S+\\s+message\\.sent`))
+
+    const full = await within(
+      (async () => {
+        for (;;) {
+          const d = await json(["deliveries", "get", String(deliveryId), "--full-envelope"])
+          if (d.status === "delivered") return d
+          await new Promise((resolve) => setTimeout(resolve, 50))
+        }
+      })(),
+      10_000,
+      "the delivery to be recorded"
+    )
+    expect(full).toMatchObject({ response_status: 200, envelope: { event: "message.sent", data: { meta_message_id: sent.message_id } } })
+    const again = await json(["deliveries", "redeliver", String(deliveryId)])
+    expect(again).toMatchObject({ event_id: full.event_id })
+    await receiver.next((x) => x.headers["x-platform-delivery-id"] === String(again.id))
+  }, 60_000)
+
+  it("events tail --since replays the events after an id; --count ends it with exit 0", async () => {
+    const to = peer()
+    const a = await json(["send", "text", "--channel", String(server.channelId), "--to", to, "--text", "tail one"])
+    const first = await receiver.next(hasEvent("message.sent", (e) => e.data?.meta_message_id === a.message_id), 20_000)
+    const b = await json(["send", "text", "--channel", String(server.channelId), "--to", to, "--text", "tail two"])
+    const ran = await cli(["events", "tail", "--since", first.json.id, "--events", "message.sent", "--count", "1", "--timeout", "20", "--json"], { env: env() })
     expect(ran.code, ran.stderr).toBe(0)
-    expect(JSON.parse(ran.stdout)).toEqual({ message_id: expect.stringMatching(/^wamid\./) })
-    const missing = await cli(["sandbox", "inbound", "--channel", "99999999", "--from", "15551234567", "--text", "x"], { env: { ...env(), ...dashboard } })
-    expect(missing.code).not.toBe(0)
+    const lines = ran.stdout.trim().split("\n").map((l) => JSON.parse(l))
+    expect(lines).toEqual([expect.objectContaining({ event: "message.sent", data: expect.objectContaining({ meta_message_id: b.message_id, text: "tail two" }) })])
+
+    const people = await cli(["events", "tail", "--since", first.json.id, "--events", "message.sent", "--count", "1", "--timeout", "20"], { env: env() })
+    expect(people.code, people.stderr).toBe(0)
+    expect(people.stdout).toMatch(new RegExp(`message\\.sent\\s+ch ${server.channelId}\\s+to ${to} text "tail two"`))
+  }, 60_000)
+
+  it("listen forwards a real sandbox inbound event to a loopback receiver, signed with the printed secret", async () => {
+    const local = await startReceiver()
+    try {
+      let ready!: () => void
+      const isReady = new Promise<void>((resolve) => (ready = resolve))
+      const home = configHome()
+      const listening = cli(["listen", "--forward-to", local.url, "--events", "message.received", "--count", "1", "--timeout", "30"], {
+        env: { ...env(), XDG_CONFIG_HOME: home },
+        onStderr: (text) => text.includes("Ready!") && ready()
+      })
+      await within(isReady, 15_000, "listen to print Ready!")
+
+      const from = peer()
+      const injected = await cli(["sandbox", "inbound", "--channel", String(server.channelId), "--from", from, "--text", "hi from the cli", "--json"], {
+        env: { ...env(), ...dashboard() }
+      })
+      expect(injected.code, injected.stderr).toBe(0)
+      const { message_id } = JSON.parse(injected.stdout) as { message_id: string }
+      expect(message_id).toMatch(/^wamid\./)
+
+      const ran = await within(listening, 30_000, "listen to exit after one event")
+      expect(ran.code, ran.stderr).toBe(0)
+      const secret = /signing secret is (whsec_\S+)/.exec(ran.stderr)?.[1]
+      expect(secret).toMatch(/^whsec_/)
+      const [forwarded] = local.received
+      expect(local.received).toHaveLength(1)
+      expect(forwarded!.json).toMatchObject({ event: "message.received", platform_channel_id: server.channelId, data: { peer_id: from, text: "hi from the cli", meta_message_id: message_id } })
+      const signature = forwarded!.headers["x-platform-signature"] as string
+      expect(await verify(secret!, forwarded!.body, signature)).toMatchObject({ ok: true })
+      expect(await verifyStandard(secret!, forwarded!.body, forwarded!.headers as Record<string, string>)).toMatchObject({ ok: true })
+      expect(await verifyAndParse(secret!, forwarded!.body, signature)).toMatchObject({ ok: true, events: [{ event: "message.received" }] })
+      expect(ran.stdout).toMatch(new RegExp(`--> message\\.received \\[${forwarded!.json.id}\\]`))
+      expect(ran.stdout).toMatch(/<-- \[200\] POST http:\/\/127\.0\.0\.1/)
+
+      // mark-read of the inbound message just received.
+      const read = await json(["mark-read", "--channel", String(server.channelId), "--message-id", message_id])
+      expect(read).toMatchObject({ message_id })
+    } finally {
+      await local.close()
+    }
+  }, 60_000)
+
+  it("sandbox inbound of an unknown channel reports it", async () => {
+    const missing = await cli(["sandbox", "inbound", "--channel", "99999999", "--from", "15551234567", "--text", "x"], { env: { ...env(), ...dashboard() } })
+    expect(missing.code).toBe(1)
     expect(missing.stderr).toMatch(/Channel 99999999 was not found/)
   })
+
+  it("media upload (a file path) / url / delete; subscriptions get / update / resume / rotate-secret / test / delete", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "platform-cli-e2e-"))
+    const file = join(dir, "cat.png")
+    writeFileSync(file, PNG)
+    const uploaded = await json(["media", "upload", file, "--channel", String(server.channelId)])
+    expect(uploaded).toEqual({ channel_id: server.channelId, media_id: expect.any(String) })
+    const link = await json(["media", "url", uploaded.media_id, "--channel", String(server.channelId)])
+    expect(link).toMatchObject({ mime_type: "image/png", file_size: PNG.length })
+    expect(new Uint8Array(await (await fetch(link.url)).arrayBuffer())).toEqual(PNG)
+    expect(await json(["media", "delete", uploaded.media_id, "--channel", String(server.channelId)])).toEqual({ deleted: true })
+
+    const id = String(subscription.id)
+    expect(await json(["subscriptions", "get", id])).toMatchObject({ id: subscription.id, target_url: receiver.url })
+    expect(await json(["subscriptions", "update", id, "--description", "renamed", "--events", "message.sent,message.received"])).toMatchObject({
+      description: "renamed",
+      event_types: ["message.sent", "message.received"]
+    })
+    expect(await json(["subscriptions", "resume", id])).toMatchObject({ is_paused: false })
+    const rotated = await json(["subscriptions", "rotate-secret", id])
+    expect(rotated.secret).toMatch(/^whsec_/)
+    expect(rotated.secret).not.toBe(subscription.secret)
+    const tested = await json(["subscriptions", "test", id, "--event-type", "message.received"])
+    const sample = await receiver.next((r) => r.headers["x-platform-delivery-id"] === String(tested.id))
+    expect(await verify(rotated.secret, sample.body, sample.headers["x-platform-signature"] as string)).toMatchObject({ ok: true })
+    expect(sample.json).toMatchObject({ event: "message.received", data: { _test: true } })
+    expect(await json(["subscriptions", "delete", id])).toEqual({ id: subscription.id, deleted: true })
+    const gone = await cli(["subscriptions", "get", id], { env: env() })
+    expect(gone.code).toBe(1)
+    expect(gone.stderr).toMatch(/404/)
+  }, 60_000)
 
   it("login checks the key against the server and stores the profile", async () => {
     const home = configHome()

@@ -11,9 +11,18 @@ export interface Ran {
 }
 
 /** A capture stream; `tty` makes it claim to be a terminal. */
-export const capture = (tty = false) => {
+export const capture = (tty = false, onWrite?: (text: string) => void) => {
   let text = ""
-  return { write: (s: string) => void (text += s), isTTY: tty, get text() { return text } }
+  return {
+    write: (s: string) => {
+      text += s
+      onWrite?.(text)
+    },
+    isTTY: tty,
+    get text() {
+      return text
+    }
+  }
 }
 
 /** A fresh, empty config directory. */
@@ -25,12 +34,14 @@ export interface CliOptions {
   readonly tty?: boolean
   readonly signal?: AbortSignal
   readonly stdin?: AsyncIterable<string>
+  /** Called with everything written to stderr so far, after each write (to wait for "Ready!"). */
+  readonly onStderr?: (text: string) => void
 }
 
 /** Runs `platform <argv>` in-process against the mock API with a fresh config directory unless one is given. */
 export const cli = async (argv: ReadonlyArray<string>, options: CliOptions = {}): Promise<Ran> => {
   const stdout = capture(options.tty)
-  const stderr = capture(options.tty)
+  const stderr = capture(options.tty, options.onStderr)
   const env = { XDG_CONFIG_HOME: configHome(), PLATFORM_API_KEY: "pk_test_key", PLATFORM_BASE_URL: "http://api.test", ...options.env }
   const code = await run(argv, {
     stdout,

@@ -89,6 +89,8 @@ export interface EventStreamOptions {
   readonly onReconnect?: ((info: { readonly attempt: number; readonly delayMs: number; readonly error: unknown }) => void) | undefined
   /** Give up after this many consecutive failed reconnects (default: never). */
   readonly maxReconnects?: number | undefined
+  /** Called each time a connection is established (the server answered), before its first message. */
+  readonly onOpen?: ((info: { readonly reconnect: boolean }) => void) | undefined
 }
 
 /** A Server-Sent Events stream that reconnects on its own with `Last-Event-ID`; `for await` yields parsed items. */
@@ -120,10 +122,13 @@ export class EventStream<T> implements AsyncIterable<T> {
     const signal = this.#controller.signal
     let failures = 0
     let serverRetryMs: number | undefined
+    let opened = false
     while (!signal.aborted) {
       let error: unknown
       try {
         const body = await this.#connect(this.lastEventId, signal)
+        this.#options.onOpen?.({ reconnect: opened })
+        opened = true
         for await (const message of parseSSE(body, (ms) => (serverRetryMs = ms))) {
           failures = 0
           if (message.id !== undefined && message.id !== "") this.lastEventId = message.id

@@ -14,6 +14,12 @@ export interface EventStreamParams {
   readonly signal?: AbortSignal
   /** Called when the connection dropped and the stream is about to reconnect. */
   readonly onReconnect?: (info: { readonly attempt: number; readonly delayMs: number; readonly error: unknown }) => void
+  /**
+   * Called each time a connection is open (the server answered); the stream then
+   * starts at the newest event (or after `Last-Event-ID`), so events written from
+   * here on are not missed. `reconnect` is false for the first connection.
+   */
+  readonly onOpen?: (info: { readonly reconnect: boolean }) => void
   /** Give up after this many consecutive failed reconnects (default: keep trying). */
   readonly maxReconnects?: number
   /** Extra headers for each connection. */
@@ -48,7 +54,13 @@ export class Events extends APIResource {
         return body
       },
       envelopeOf,
-      { lastEventId: params.lastEventId, signal: params.signal, onReconnect: params.onReconnect, maxReconnects: params.maxReconnects }
+      {
+        lastEventId: params.lastEventId,
+        signal: params.signal,
+        onReconnect: params.onReconnect,
+        onOpen: params.onOpen,
+        maxReconnects: params.maxReconnects
+      }
     )
   }
 }

@@ -1,5 +1,5 @@
 import { sign, signStandard } from "@platform/webhook-verify/testing"
-import { usage } from "../../context.js"
+import { CliError, usage } from "../../context.js"
 import { clock } from "../../output.js"
 import { command, header, int, list, type CommandFactory } from "../util.js"
 
@@ -20,6 +20,8 @@ export const listen: CommandFactory = (ctx) =>
     .option("--secret <whsec>", "sign with this secret (default: the profile's listen secret, created on first use)")
     .option("--header <name:value>", "extra header on each forward (repeatable)", header)
     .option("--print-secret", "print the signing secret and exit")
+    .option("--count <n>", "stop after forwarding n events (exit 1 if --timeout passes first)", int)
+    .option("--timeout <seconds>", "stop after this many seconds", int)
     .action(async (o) => {
       let target: URL
       try {
@@ -41,16 +43,25 @@ export const listen: CommandFactory = (ctx) =>
         return
       }
       const client = await ctx.client()
+      const count = o.count as number | undefined
+      // --timeout ends the stream through its own signal, so Ctrl-C (ctx.signal) still means 130.
+      const timer = o.timeout === undefined ? undefined : AbortSignal.timeout((o.timeout as number) * 1000)
+      const signals = [...(ctx.signal ? [ctx.signal] : []), ...(timer ? [timer] : [])]
+      const e = ctx.out.ce
       const stream = client.events.stream({
         ...(o.events ? { event_types: o.events as string[] } : {}),
         ...(o.channel !== undefined ? { channel_id: o.channel as number } : {}),
-        ...(ctx.signal ? { signal: ctx.signal } : {}),
-        onReconnect: ({ delayMs }) => ctx.out.info(ctx.out.ce.yellow(`Connection lost; reconnecting in ${(delayMs / 1000).toFixed(1)} s`))
+        ...(signals.length > 0 ? { signal: signals.length === 1 ? signals[0]! : AbortSignal.any(signals) } : {}),
+        // "Ready!" once the stream is open: events written from then on are forwarded.
+        onOpen: ({ reconnect }) => {
+          if (reconnect) return ctx.out.info(e.green("Reconnected; resuming after the last event."))
+          ctx.out.info(`${e.green(">")} Ready! Your webhook signing secret is ${e.bold(secret)} ${e.dim("(^C to quit)")}`)
+          ctx.out.info(`  Forwarding events to ${target.href}; verify them with @platform/webhook-verify and this secret.`)
+        },
+        onReconnect: ({ delayMs }) => ctx.out.info(e.yellow(`Connection lost; reconnecting in ${(delayMs / 1000).toFixed(1)} s`))
       })
-      const e = ctx.out.ce
-      ctx.out.info(`${e.green(">")} Ready! Your webhook signing secret is ${e.bold(secret)} ${e.dim("(^C to quit)")}`)
-      ctx.out.info(`  Forwarding events to ${target.href}; verify them with @platform/webhook-verify and this secret.`)
       let deliveryId = 0
+      if (count === 0) stream.close()
       for await (const message of stream.messages()) {
         let envelope: { id?: unknown; event?: unknown }
         try {
@@ -89,10 +100,17 @@ export const listen: CommandFactory = (ctx) =>
         const ms = Date.now() - started
         if (ctx.flags.json) {
           ctx.out.jsonLine({ event_id: eventId, event: eventType, forward_to: target.href, status: status ?? null, latency_ms: ms, ...(error ? { error } : {}) })
-          continue
+        } else {
+          const ok = status !== undefined && status >= 200 && status < 300
+          const tag = status === undefined ? ctx.out.c.red(`[ERR]`) : ok ? ctx.out.c.green(`[${status}]`) : ctx.out.c.red(`[${status}]`)
+          ctx.out.line(`${ctx.out.c.dim(clock())}  ${ctx.out.c.cyan("<--")} ${tag} POST ${target.href} [${eventId}] ${ctx.out.c.dim(`${ms}ms`)}${error ? ` ${ctx.out.c.red(error)}` : ""}`)
         }
-        const ok = status !== undefined && status >= 200 && status < 300
-        const tag = status === undefined ? ctx.out.c.red(`[ERR]`) : ok ? ctx.out.c.green(`[${status}]`) : ctx.out.c.red(`[${status}]`)
-        ctx.out.line(`${ctx.out.c.dim(clock())}  ${ctx.out.c.cyan("<--")} ${tag} POST ${target.href} [${eventId}] ${ctx.out.c.dim(`${ms}ms`)}${error ? ` ${ctx.out.c.red(error)}` : ""}`)
+        if (count !== undefined && deliveryId >= count) {
+          stream.close()
+          break
+        }
+      }
+      if (count !== undefined && deliveryId < count && !ctx.signal?.aborted) {
+        throw new CliError(`Timed out after ${o.timeout as number} s with ${deliveryId} of ${count} events forwarded.`)
       }
     })
