@@ -18,6 +18,7 @@ import { AppConfig } from "../config.js"
 import { randomToken } from "../crypto/api-key-format.js"
 import { Secrets } from "../crypto/secrets.js"
 import { checkUrl } from "../delivery/ssrf.js"
+import { channelRoutesChanged } from "../inbound/router.js"
 import { ChannelCredentialsCache } from "./channel-credentials.js"
 import { ChannelOnboarding } from "./channel-onboarding.js"
 import { Events } from "./events.js"
@@ -137,6 +138,7 @@ export class Channels extends Effect.Service<Channels>()("@platform/server/Chann
         returning ${sql.literal(columns)}`.pipe(Effect.orDie)
       invalidate(accountId)
       if (row === undefined) return yield* new NotFound({ message: "channel not found" })
+      yield* channelRoutesChanged(channelId) // the kill-switch, at once in every inbound router
       return toChannel(row)
     })
 
@@ -205,7 +207,8 @@ export class Channels extends Effect.Service<Channels>()("@platform/server/Chann
         })
         return toDashboardChannel(row!)
       })).pipe(
-        Effect.ensuring(Effect.sync(() => invalidate(accountId))),
+        // after the commit: the new channel is routed at once (here and, by NOTIFY, elsewhere)
+        Effect.ensuring(Effect.zipRight(Effect.sync(() => invalidate(accountId)), channelRoutesChanged())),
         Effect.catchTag("SqlError", (e) => isUniqueViolation(e) ? Effect.fail(alreadyConnected()) : Effect.die(e))
       )
 
@@ -275,6 +278,7 @@ export class Channels extends Effect.Service<Channels>()("@platform/server/Chann
           data: { channel_id: row.id, channel_type: row.type, meta_identifier_suffix: identifierSuffix(identifierOf(row)) }
         })
       })).pipe(Effect.catchTag("SqlError", Effect.die), Effect.ensuring(Effect.sync(() => invalidate(accountId))))
+      yield* channelRoutesChanged(channelId) // committed: inbound stops routing to it at once
     })
 
     /**

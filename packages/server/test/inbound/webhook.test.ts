@@ -17,6 +17,7 @@ import {
   wamid
 } from "../fixtures/meta/inbound.js"
 import { baseUrl } from "../support/server.js"
+import { channelRoutesChanged } from "../../src/inbound/router.js"
 import { createChannel, postInbound, TestInbound } from "./support.js"
 
 const rows = <A extends object>(query: (sql: SqlClient.SqlClient) => Effect.Effect<ReadonlyArray<A>, unknown>) =>
@@ -338,5 +339,33 @@ layer(TestInbound(), { excludeTestServices: true })("/webhook/incoming", (it) =>
       yield* Effect.promise(() => new Promise((r) => setTimeout(r, 400)))
       const [u] = yield* rows<any>((sql) => sql`select used from usage_counters where developer_account_id = ${ch.accountId}`)
       expect(u.used).toBe(7)
+    }))
+
+  it.effect("a channel connected after its identifier was cached as unknown is routed at once; a disconnected one stops at once", () =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const ch = yield* createChannel()
+      const line = { ...ch.line, phone_number_id: `7${ch.line.phone_number_id}` }
+      const before = yield* postInbound(inboundText(line, "15551230001", "too early"))
+      expect(before).toMatchObject({ status: 200, body: { status: "ignored" } })
+      // What Channels.connect* does after its commit (the miss above is cached for seconds otherwise).
+      const [added] = yield* sql<{ id: number }>`
+        insert into platform_channels (developer_account_id, type, name, phone_number_id, waba_id, display_phone_number)
+        values (${ch.accountId}, 'chat', 'second', ${line.phone_number_id}, ${line.waba_id}, ${line.display_phone_number})
+        returning id`.pipe(Effect.orDie)
+      yield* channelRoutesChanged()
+      const routed = yield* postInbound(inboundText(line, "15551230001", "now routed"))
+      expect(routed).toMatchObject({ status: 200, body: { status: "platform" } })
+      const stored = yield* rows<{ n: number }>((sql) => sql`
+        select count(*)::int as n from messages where platform_channel_id = ${added!.id}`)
+      expect(stored[0]!.n).toBe(1)
+      // What Channels.disconnect does after its commit.
+      yield* sql`update platform_channels set is_active = false, status = 'disconnected' where id = ${added!.id}`.pipe(Effect.orDie)
+      yield* channelRoutesChanged(added!.id)
+      const after = yield* postInbound(inboundText(line, "15551230001", "after disconnect"))
+      expect(after).toMatchObject({ status: 200, body: { status: "ignored" } })
+      const still = yield* rows<{ n: number }>((sql) => sql`
+        select count(*)::int as n from messages where platform_channel_id = ${added!.id}`)
+      expect(still[0]!.n).toBe(1)
     }))
 })
