@@ -1,21 +1,9 @@
 import { Either } from "effect"
+import { MessageTypes } from "@platform/shared"
 import { UpstreamRequestInvalid } from "./errors.js"
 
-export const SEND_MESSAGE_TYPES = [
-  "text",
-  "template",
-  "image",
-  "video",
-  "audio",
-  "document",
-  "sticker",
-  "interactive",
-  "location",
-  "contacts",
-  "reaction",
-  "typing",
-  "catalog"
-] as const
+/** The 13 send types of SPEC §4.1, as the shared contract names them. */
+export const SEND_MESSAGE_TYPES = MessageTypes
 export type SendMessageType = typeof SEND_MESSAGE_TYPES[number]
 
 export interface SendMedia {
