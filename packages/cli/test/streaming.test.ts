@@ -80,6 +80,21 @@ describe("listen", () => {
     expect(ran.stdout).toMatch(/--> message\.read/)
   })
 
+  it("--count ends listen with exit 0 after that many forwards; --timeout first exits 1", async () => {
+    const target = await receiver(200)
+    const second = { ...f.envelope, id: "evt_ffffffffffffffffffffffffffffffff", event: "message.read" }
+    api.on("get", "/platform/v1/events/stream", { sse: [sse(f.envelope), sse(second)], hold: true })
+    const ran = await cli(["listen", "--forward-to", target.url, "--count", "1"])
+    expect(ran.code, ran.stderr).toBe(0)
+    expect(target.received).toHaveLength(1)
+    expect(ran.stderr).toMatch(/Ready!/)
+
+    api.on("get", "/platform/v1/events/stream", { sse: [": connected\n\n"], hold: true })
+    const timedOut = await cli(["listen", "--forward-to", target.url, "--count", "1", "--timeout", "1"])
+    expect(timedOut.code).toBe(1)
+    expect(timedOut.stderr).toMatch(/Timed out after 1 s with 0 of 1 events forwarded/)
+  })
+
   it("reuses the profile's secret on the next run, so the receiver keeps working", async () => {
     const home = configHome()
     const first = await cli(["listen", "--forward-to", "http://127.0.0.1:9/x", "--print-secret"], { env: { XDG_CONFIG_HOME: home } })

@@ -376,10 +376,11 @@ describe("events.stream", () => {
     expect(call.headers.get("last-event-id")).toBeNull()
   })
 
-  it("reconnects after the stream closes, sending Last-Event-ID of the last event received", async () => {
+  it("reconnects after the stream closes, sending Last-Event-ID of the last event received; onOpen reports each open connection", async () => {
     api.on("get", "/platform/v1/events/stream", { sse: ["retry: 5\n\n", sse(f.envelope)] }, { network: true }, { sse: [sse(second)] })
     const reconnects: number[] = []
-    const stream = client().events.stream({ onReconnect: ({ attempt }) => reconnects.push(attempt) })
+    const opens: boolean[] = []
+    const stream = client().events.stream({ onReconnect: ({ attempt }) => reconnects.push(attempt), onOpen: ({ reconnect }) => opens.push(reconnect) })
     const seen: string[] = []
     for await (const event of stream) {
       seen.push(event.id)
@@ -388,6 +389,7 @@ describe("events.stream", () => {
     expect(seen).toEqual([f.envelope.id, second.id])
     expect(api.calls.map((c) => c.headers.get("last-event-id"))).toEqual([null, f.envelope.id, f.envelope.id])
     expect(reconnects).toEqual([1, 2])
+    expect(opens).toEqual([false, true])
     expect(stream.lastEventId).toBe(second.id)
   })
 

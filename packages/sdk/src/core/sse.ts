@@ -21,8 +21,11 @@ export async function* parseSSE(
   let data: string[] = []
   let event = ""
   let id: string | undefined
+  // A ReadableStream is read through our own reader (not its async iterator, whose return() awaits the cancel).
   const iterable: AsyncIterable<Uint8Array> =
-    Symbol.asyncIterator in stream ? (stream as AsyncIterable<Uint8Array>) : readerIterable(stream as ReadableStream<Uint8Array>)
+    typeof (stream as Partial<ReadableStream<Uint8Array>>).getReader === "function"
+      ? readerIterable(stream as ReadableStream<Uint8Array>)
+      : (stream as AsyncIterable<Uint8Array>)
   const lines = function* (final: boolean): Generator<string> {
     for (;;) {
       const m = /\r\n|\r|\n/.exec(buffer)
@@ -71,7 +74,9 @@ async function* readerIterable(stream: ReadableStream<Uint8Array>): AsyncGenerat
       if (value) yield value
     }
   } finally {
-    await reader.cancel().catch(() => undefined)
+    // Not awaited: a fetch body's cancel may settle late or never (msw's held streams never do), and
+    // leaving the loop (break, close(), a --count reached) must not wait for it.
+    void reader.cancel().catch(() => undefined)
     reader.releaseLock()
   }
 }
