@@ -215,7 +215,7 @@ const program = Effect.gen(function*() {
     Layer.provideMerge(AppConfig.layerWith({ LOG_LEVEL: "warning" }))
   )
   yield* Effect.gen(function*() {
-    yield* deliveryWorkers({ dispatchers: 4, dispatchBatch: 100 })
+    yield* deliveryWorkers({ dispatchBatch: 100 })
     yield* main
   }).pipe(Effect.provide(Engine))
 }).pipe(Effect.scoped, Effect.ensuring(Effect.promise(closeSafeHttpPools)))

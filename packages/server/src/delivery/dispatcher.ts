@@ -6,18 +6,20 @@ import {
   USER_AGENT,
   WebhookHeaders
 } from "@platform/shared"
-import { Clock, Effect, Redacted } from "effect"
+import { Chunk, Clock, Duration, Effect, FiberSet, Queue, Redacted } from "effect"
 import { Secrets } from "../crypto/secrets.js"
 import { AutoPause } from "./auto-pause.js"
 import { deliveryBody } from "./envelope.js"
 import { signatureHeaders, signingKeys, type SigningKeys, stripReservedHeaders } from "./signer.js"
 import { DeliveryTransport, type PostOutcome } from "./transport.js"
+import { awaitPulse, DeliveryWakeup, Pulse } from "./wakeup.js"
 
-interface ClaimedRow {
+export interface ClaimedRow {
   readonly id: number
   readonly subscription_id: number
   readonly event_id: string
   readonly event_type: string
+  readonly conversation_peer: string | null
   readonly attempts: number
   readonly envelope: unknown
   readonly target_url: string
@@ -37,6 +39,22 @@ interface CachedKeys {
 
 /** Postgres arrays are 1-based: delay before attempt n is `delays[n]`. */
 const RETRY_DELAYS = [...RETRY_DELAYS_MINUTES]
+
+/** One POSTed row waiting to be recorded, with the lease it was claimed under. */
+interface Settled {
+  readonly row: ClaimedRow
+  readonly outcome: PostOutcome
+  readonly claimedAt: Date
+}
+
+export interface PumpOptions {
+  /** POSTs kept running at once (default 256; safe-http opens at most 128 connections per origin, the rest queue). */
+  readonly maxInFlight?: number
+  /** Rows per claim statement (default 100). */
+  readonly batchSize?: number
+  /** Recovery claim when no wake-up arrives (default 1 s). */
+  readonly sweep?: Duration.DurationInput
+}
 
 export interface DispatchResult {
   readonly claimed: number
@@ -58,6 +76,7 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("@platform/server/D
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const secrets = yield* Secrets
+    const wakeup = yield* DeliveryWakeup
     const transport = yield* DeliveryTransport
     const autoPause = yield* AutoPause
     const cache = new Map<number, CachedKeys>()
@@ -103,7 +122,9 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("@platform/server/D
                 and p.status in ('pending', 'delivering')
                 and not (p.status = 'delivering' and p.delivering_since < ${stale})
             ))
-          order by d.next_retry_at, d.id
+          -- next_retry_at alone: the order of webhook_deliveries_due_idx, so the scan stops
+          -- at the LIMIT instead of testing (and sorting) every pending row first.
+          order by d.next_retry_at
           limit ${batchSize}
           for update of d skip locked
         ),
@@ -111,13 +132,55 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("@platform/server/D
           update webhook_deliveries w
           set status = 'delivering', delivering_since = ${now}, updated_at = ${now}
           from due where w.id = due.id
-          returning w.id, w.subscription_id, w.event_id, w.event_type, w.attempts, w.envelope
+          returning w.id, w.subscription_id, w.event_id, w.event_type, w.conversation_peer, w.attempts, w.envelope
         )
         select c.*, s.target_url, s.custom_headers, s.secret_encrypted, s.previous_secret_encrypted,
                s.previous_secret_expires_at, s.updated_at as sub_version
         from claimed c join webhook_subscriptions s on s.id = c.subscription_id
         order by c.id`.pipe(Effect.orDie)
     }
+
+    // After a record: the next open row of each (subscription, peer) whose row just
+    // finished, when it is pending and due. One probe of webhook_deliveries_order_idx
+    // per pair instead of the general claim's walk over every blocked row (which, with
+    // thousands of conversations waiting on their heads, is most of the table).
+    const claimSuccessors = (now: Date, subscriptions: ReadonlyArray<number>, peers: ReadonlyArray<string>, limit: number) =>
+      sql<ClaimedRow>`
+        with pairs as (
+          select distinct subscription_id, peer
+          from unnest(${subscriptions}::bigint[], ${peers}::text[]) as u(subscription_id, peer)
+        ),
+        heads as (
+          select h.id from pairs
+          cross join lateral (
+            select o.id, o.status from webhook_deliveries o
+            where o.subscription_id = pairs.subscription_id and o.conversation_peer = pairs.peer
+              and o.status in ('pending', 'delivering')
+            order by o.id
+            limit 1
+          ) h
+          where h.status = 'pending'
+        ),
+        due as (
+          select d.id
+          from webhook_deliveries d
+          join heads on heads.id = d.id
+          join webhook_subscriptions s on s.id = d.subscription_id
+          where d.status = 'pending' and d.next_retry_at <= ${now} and s.is_active and not s.is_paused
+          order by d.id
+          limit ${limit}
+          for update of d skip locked
+        ),
+        claimed as (
+          update webhook_deliveries w
+          set status = 'delivering', delivering_since = ${now}, updated_at = ${now}
+          from due where w.id = due.id
+          returning w.id, w.subscription_id, w.event_id, w.event_type, w.conversation_peer, w.attempts, w.envelope
+        )
+        select c.*, s.target_url, s.custom_headers, s.secret_encrypted, s.previous_secret_encrypted,
+               s.previous_secret_expires_at, s.updated_at as sub_version
+        from claimed c join webhook_subscriptions s on s.id = c.subscription_id
+        order by c.id`.pipe(Effect.orDie)
 
     // A worker that died (or hung past the lease) leaves rows in delivering; they
     // are taken again with a fresh lease. Rare, so kept off the hot claim query.
@@ -135,7 +198,7 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("@platform/server/D
         claimed as (
           update webhook_deliveries w set delivering_since = ${now}, updated_at = ${now}
           from due where w.id = due.id
-          returning w.id, w.subscription_id, w.event_id, w.event_type, w.attempts, w.envelope
+          returning w.id, w.subscription_id, w.event_id, w.event_type, w.conversation_peer, w.attempts, w.envelope
         )
         select c.*, s.target_url, s.custom_headers, s.secret_encrypted, s.previous_secret_encrypted,
                s.previous_secret_expires_at, s.updated_at as sub_version
@@ -159,19 +222,20 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("@platform/server/D
         return yield* transport.post(row.target_url, headers, body)
       })
 
-    const record = (rows: ReadonlyArray<ClaimedRow>, outcomes: ReadonlyArray<PostOutcome>, claimedAt: Date) =>
+    const record = (settled: ReadonlyArray<Settled>) =>
       Effect.gen(function*() {
         const now = new Date(yield* Clock.currentTimeMillis)
         const ids: Array<number> = []
+        const leases: Array<Date> = []
         const ok: Array<boolean> = []
         const status: Array<number | null> = []
         const snippet: Array<string | null> = []
         const latency: Array<number> = []
         const error: Array<string | null> = []
         const gone: Array<boolean> = []
-        rows.forEach((row, i) => {
-          const o = outcomes[i]!
+        for (const { claimedAt, outcome: o, row } of settled) {
           ids.push(row.id)
+          leases.push(claimedAt)
           const answered = o._tag === "Answered"
           ok.push(answered && o.status >= 200 && o.status < 300)
           status.push(answered ? o.status : null)
@@ -179,12 +243,19 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("@platform/server/D
           latency.push(o.latencyMs)
           error.push(answered ? (o.status >= 200 && o.status < 300 ? null : `HTTP ${o.status}`) : o.reason)
           gone.push(answered && o.status === GONE)
-        })
+        }
         const recorded = yield* sql<{ subscription_id: number; failures: number }>`
           with o as (
-            select * from unnest(${ids}::bigint[], ${ok}::boolean[], ${status}::int[], ${snippet}::text[],
-                                 ${latency}::int[], ${error}::text[], ${gone}::boolean[])
-              as o(id, ok, response_status, snippet, latency, error, gone)
+            -- synchronous_commit off for THIS statement's transaction only (is_local):
+            -- the commit returns before its WAL is flushed. A crash can lose at most the
+            -- last few hundred ms of records; those rows stay 'delivering' and are sent
+            -- again when their 30 s lease expires: a redelivery (receivers dedupe on
+            -- webhook-id), never a lost event. The event and delivery rows themselves are
+            -- written with full durability by fan-out before any POST.
+            select o.* from unnest(${ids}::bigint[], ${leases}::timestamptz[], ${ok}::boolean[], ${status}::int[],
+                                   ${snippet}::text[], ${latency}::int[], ${error}::text[], ${gone}::boolean[])
+              as o(id, lease, ok, response_status, snippet, latency, error, gone)
+            cross join (select set_config('synchronous_commit', 'off', true)) as async_commit
           ),
           upd as (
             update webhook_deliveries d set
@@ -202,7 +273,7 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("@platform/server/D
               delivered_at = case when o.ok then ${now}::timestamptz else d.delivered_at end,
               updated_at = ${now}
             from o
-            where d.id = o.id and d.status = 'delivering' and d.delivering_since = ${claimedAt}
+            where d.id = o.id and d.status = 'delivering' and d.delivering_since = o.lease
             returning d.id, d.subscription_id, d.developer_account_id, d.attempts, o.ok, o.response_status,
                       o.latency, o.error, o.gone
           ),
@@ -246,7 +317,7 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("@platform/server/D
         if (rows.length === 0) return { claimed: 0, delivered: 0, failed: 0 }
         const nowMs = claimedAt.getTime()
         const outcomes = yield* Effect.forEach(rows, (row) => send(row, nowMs), { concurrency: "unbounded" })
-        yield* record(rows, outcomes, claimedAt)
+        yield* record(rows.map((row, i) => ({ row, outcome: outcomes[i]!, claimedAt })))
         const delivered = outcomes.filter((o) => o._tag === "Answered" && o.status >= 200 && o.status < 300).length
         return { claimed: rows.length, delivered, failed: rows.length - delivered }
       })
@@ -265,6 +336,128 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("@platform/server/D
       return yield* deliver(rows, claimedAt)
     })
 
-    return { runOnce, reclaimExpired } as const
+    /**
+     * The continuous dispatcher of a worker process (DESIGN §8), a pipeline that never
+     * waits for the slowest POST of a batch: ONE claimer keeps up to `maxInFlight`
+     * POSTs running and tops the window up (one claim statement) whenever a quarter
+     * of it is free or a wake-up arrives; every POST hands its outcome to ONE recorder
+     * as soon as it finishes, which writes all outcomes settled meanwhile in one
+     * statement (micro-batches form by themselves while the previous record runs).
+     * A record can release the next row of a conversation, so it wakes the claimer.
+     * Scoped: closing the scope interrupts the POSTs in flight, whose rows stay
+     * `delivering` until their lease expires (redelivered, never lost).
+     */
+    const pump = (options: PumpOptions = {}) =>
+      Effect.gen(function*() {
+        const maxInFlight = Math.max(1, options.maxInFlight ?? 256)
+        const batchSize = Math.max(1, Math.min(options.batchSize ?? 100, maxInFlight))
+        // Claims of about a batch at a time: on a busy host each statement costs more
+        // than the rows in it, so the window is topped up in large steps.
+        const topUp = Math.max(1, Math.min(batchSize, Math.ceil(maxInFlight / 2)))
+        const sweep = options.sweep ?? Duration.seconds(1)
+        const settled = yield* Queue.unbounded<Settled>()
+        const posts = yield* FiberSet.make<void, never>()
+        const freed = new Pulse()
+        let inFlight = 0
+
+        const post = (row: ClaimedRow, claimedAt: Date) =>
+          send(row, claimedAt.getTime()).pipe(
+            Effect.flatMap((outcome) => Queue.offer(settled, { row, outcome, claimedAt })),
+            Effect.catchAllCause((cause) => Effect.logError(`delivery ${row.id} not sent; retried after its lease`, cause)),
+            Effect.ensuring(Effect.sync(() => {
+              inFlight--
+              freed.fire()
+            })),
+            Effect.asVoid
+          )
+
+        /** Starts rows claimed into `reserved` slots (already counted) and gives back the unused ones. */
+        const startClaimed = (rows: ReadonlyArray<ClaimedRow>, claimedAt: Date, reserved: number) =>
+          Effect.gen(function*() {
+            for (const row of rows) yield* FiberSet.run(posts, post(row, claimedAt))
+            const unused = reserved - rows.length
+            if (unused > 0) {
+              inFlight -= unused
+              freed.fire()
+            }
+          })
+
+        const claimer = Effect.gen(function*() {
+          for (;;) {
+            // Both pulses are taken BEFORE looking, so a wake-up fired meanwhile is not lost.
+            const wake = wakeup.deliveries.current
+            const slot = freed.current
+            const free = maxInFlight - inFlight
+            if (inFlight > 0 && free < topUp) {
+              yield* Effect.promise(() => slot)
+              continue
+            }
+            const want = Math.min(batchSize, free)
+            const claimedAt = new Date(yield* Clock.currentTimeMillis)
+            const rows = yield* claim(claimedAt, want).pipe(
+              Effect.catchAllCause((cause) =>
+                Effect.logError("claim failed; retrying", cause).pipe(Effect.as<ReadonlyArray<ClaimedRow>>([]))
+              )
+            )
+            for (const row of rows) {
+              inFlight++
+              yield* FiberSet.run(posts, post(row, claimedAt))
+            }
+            if (rows.length < want) yield* awaitPulse(wake, sweep)
+          }
+        })
+
+        const recorder = Effect.gen(function*() {
+          for (;;) {
+            let batch = Chunk.toReadonlyArray(yield* Queue.takeBetween(settled, 1, 1000))
+            // Under load (many POSTs running), give a record statement a few ms to fill
+            // up; statements, not rows, are what a busy database pays for.
+            if (batch.length < 50 && inFlight >= 64) {
+              yield* Effect.sleep(Duration.millis(3))
+              batch = batch.concat(Chunk.toReadonlyArray(yield* Queue.takeUpTo(settled, 1000 - batch.length)))
+            }
+            yield* record(batch).pipe(
+              Effect.catchAllCause((cause) => Effect.logError("recording failed; rows retried after their lease", cause))
+            )
+            // The next row of each conversation recorded here may be due now: claim
+            // those directly (as many as there are free slots; the general claim,
+            // woken, takes the rest). Other processes find theirs by their sweep.
+            const subscriptions: Array<number> = []
+            const peers: Array<string> = []
+            for (const { row } of batch) {
+              if (row.conversation_peer === null) continue
+              subscriptions.push(row.subscription_id)
+              peers.push(row.conversation_peer)
+            }
+            if (peers.length === 0) continue
+            const granted = Math.max(0, Math.min(peers.length, maxInFlight - inFlight))
+            if (granted > 0) {
+              inFlight += granted
+              const claimedAt = new Date(yield* Clock.currentTimeMillis)
+              const rows = yield* claimSuccessors(claimedAt, subscriptions, peers, granted).pipe(
+                Effect.catchAllCause((cause) =>
+                  Effect.logError("successor claim failed", cause).pipe(Effect.as<ReadonlyArray<ClaimedRow>>([]))
+                )
+              )
+              yield* startClaimed(rows, claimedAt, granted)
+            }
+            if (granted < peers.length) wakeup.deliveries.fire()
+          }
+        })
+
+        // Fan-out of this process may insert rows already claimed into reserved slots.
+        yield* wakeup.registerDirect({
+          reserve: (max) => {
+            const granted = Math.max(0, Math.min(max, maxInFlight - inFlight))
+            inFlight += granted
+            return granted
+          },
+          start: startClaimed
+        })
+        yield* Effect.forkScoped(claimer)
+        yield* Effect.forkScoped(recorder)
+      })
+
+    return { runOnce, reclaimExpired, pump } as const
   })
 }) {}

@@ -1,5 +1,6 @@
 import { PgClient } from "@effect/sql-pg"
-import { Duration, Effect, Queue, Stream } from "effect"
+import { Duration, Effect, Option, Queue, type Scope, Stream } from "effect"
+import type { ClaimedRow } from "./dispatcher.js"
 
 /**
  * A broadcast pulse. A worker takes `current` BEFORE it looks for work and waits
@@ -30,6 +31,19 @@ export class Pulse {
 /** Waits for `pulse` (taken before the work) or `timeout` on the Effect clock, whichever is first. */
 export const awaitPulse = (pulse: Promise<void>, timeout: Duration.DurationInput) =>
   Effect.promise(() => pulse).pipe(Effect.timeoutOption(timeout), Effect.asVoid)
+
+/**
+ * The running dispatcher of this process, as fan-out sees it: fan-out inserts up
+ * to `reserve`d rows already claimed (status delivering, lease = the fan-out's
+ * timestamp) and hands them over, saving a claim round trip and a wake-up hop.
+ * The rows are committed before any POST and the lease covers a crash.
+ */
+export interface DirectDispatch {
+  /** Takes up to `max` POST slots now; returns how many were granted (0 when saturated). */
+  readonly reserve: (max: number) => number
+  /** Starts `rows` (claimed under `claimedAt`) and gives back the reserved slots they did not use. */
+  readonly start: (rows: ReadonlyArray<ClaimedRow>, claimedAt: Date, reserved: number) => Effect.Effect<void>
+}
 
 const EVENTS_CHANNEL = "platform_events"
 const DELIVERIES_CHANNEL = "platform_deliveries"
@@ -79,10 +93,25 @@ export class DeliveryWakeup extends Effect.Service<DeliveryWakeup>()("@platform/
       yield* listen(DELIVERIES_CHANNEL, deliveries)
     }
 
+    let direct: DirectDispatch | undefined
+
     return {
       events,
       deliveries,
       buffer,
+      /** The dispatcher of this process that accepts rows claimed by fan-out, if one runs. */
+      direct: (): DirectDispatch | undefined => direct,
+      /** Registers `dispatch` as the direct dispatcher for the life of the scope. */
+      registerDirect: (dispatch: DirectDispatch): Effect.Effect<void, never, Scope.Scope> =>
+        Effect.acquireRelease(
+          Effect.sync(() => {
+            direct = dispatch
+          }),
+          () =>
+            Effect.sync(() => {
+              if (direct === dispatch) direct = undefined
+            })
+        ),
       /** After the commit of event rows: wakes fan-out and event streams here and elsewhere. */
       eventsWritten: Effect.sync(() => {
         events.fire()
@@ -98,3 +127,23 @@ export class DeliveryWakeup extends Effect.Service<DeliveryWakeup>()("@platform/
   })
 }) {}
 
+/**
+ * For domain code that writes event rows: call right AFTER the transaction
+ * returns (never inside it: a NOTIFY in every writing transaction serializes
+ * commits, DESIGN §8), e.g.
+ *
+ *   const row = yield* sql.withTransaction(...)
+ *   yield* eventsCommitted
+ *
+ * Wakes fan-out (and event streams) in this process at once and in other
+ * processes through one coalesced NOTIFY. Uses the DeliveryWakeup of the calling
+ * context and does nothing where there is none (the fan-out sweep covers it).
+ */
+export const eventsCommitted: Effect.Effect<void> = Effect.flatMap(
+  Effect.serviceOption(DeliveryWakeup),
+  Option.match({ onNone: () => Effect.void, onSome: (wakeup) => wakeup.eventsWritten })
+)
+
+/** `transaction.pipe(announcingEvents)`: runs a transaction that writes event rows, then `eventsCommitted` if it succeeded. */
+export const announcingEvents = <A, E, R>(transaction: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.tap(transaction, () => eventsCommitted)

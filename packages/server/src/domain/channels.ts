@@ -19,6 +19,7 @@ import { randomToken } from "../crypto/api-key-format.js"
 import { Secrets } from "../crypto/secrets.js"
 import { checkUrl } from "../delivery/ssrf.js"
 import { channelRoutesChanged } from "../inbound/router.js"
+import { announcingEvents } from "../delivery/wakeup.js"
 import { ChannelCredentialsCache } from "./channel-credentials.js"
 import { ChannelOnboarding } from "./channel-onboarding.js"
 import { Events } from "./events.js"
@@ -207,6 +208,7 @@ export class Channels extends Effect.Service<Channels>()("@platform/server/Chann
         })
         return toDashboardChannel(row!)
       })).pipe(
+        announcingEvents, // after the commit: wakes fan-out for channel.connected
         // after the commit: the new channel is routed at once (here and, by NOTIFY, elsewhere)
         Effect.ensuring(Effect.zipRight(Effect.sync(() => invalidate(accountId)), channelRoutesChanged())),
         Effect.catchTag("SqlError", (e) => isUniqueViolation(e) ? Effect.fail(alreadyConnected()) : Effect.die(e))
@@ -277,7 +279,11 @@ export class Channels extends Effect.Service<Channels>()("@platform/server/Chann
           platform_channel_id: row.id,
           data: { channel_id: row.id, channel_type: row.type, meta_identifier_suffix: identifierSuffix(identifierOf(row)) }
         })
-      })).pipe(Effect.catchTag("SqlError", Effect.die), Effect.ensuring(Effect.sync(() => invalidate(accountId))))
+      })).pipe(
+        announcingEvents, // after the commit: wakes fan-out for channel.disconnected
+        Effect.catchTag("SqlError", Effect.die),
+        Effect.ensuring(Effect.sync(() => invalidate(accountId)))
+      )
       yield* channelRoutesChanged(channelId) // committed: inbound stops routing to it at once
     })
 

@@ -10,8 +10,8 @@ import { awaitPulse, DeliveryWakeup } from "../delivery/wakeup.js"
 import { Secrets } from "../crypto/secrets.js"
 
 export interface DeliveryWorkerOptions {
-  /** Concurrent claim/POST/record loops per process. */
-  readonly dispatchers?: number
+  /** POSTs in flight per process (one claimer tops the window up; one recorder records). */
+  readonly maxInFlight?: number
   readonly dispatchBatch?: number
   readonly fanOutBatch?: number
   /** Recovery sweeps when no wake-up arrives (rows written by a process that did not notify). */
@@ -23,8 +23,8 @@ const survive = <A, E, R>(name: string, effect: Effect.Effect<A, E, R>) =>
   effect.pipe(Effect.catchAllCause((cause) => Effect.logError(`${name} failed; retrying`, cause)))
 
 /**
- * The delivery workers, each a scoped fiber: fan-out, `dispatchers` dispatch
- * loops, the lease reclaimer, the buffer assembler and the inactivity sweep.
+ * The delivery workers, each a scoped fiber: fan-out, the dispatch pipeline
+ * (`Dispatcher.pump`: one claimer, up to `maxInFlight` POSTs, one recorder), the lease reclaimer, the buffer assembler and the inactivity sweep.
  * Loops wake on pulses (this process) and LISTEN (other processes) and fall
  * back to short sweeps; all waiting goes through the Effect clock.
  */
@@ -46,13 +46,11 @@ export const deliveryWorkers = (options: DeliveryWorkerOptions = {}) =>
       if (n === 0) yield* awaitPulse(pulse, fanOutSweep)
     })))
 
-    for (let i = 0; i < (options.dispatchers ?? 4); i++) {
-      yield* Effect.forkScoped(Effect.forever(Effect.gen(function*() {
-        const pulse = wakeup.deliveries.current
-        const r = yield* survive("dispatcher", dispatcher.runOnce(dispatchBatch))
-        if (r === undefined || r.claimed === 0) yield* awaitPulse(pulse, dispatchSweep)
-      })))
-    }
+    yield* dispatcher.pump({
+      batchSize: dispatchBatch,
+      sweep: dispatchSweep,
+      ...(options.maxInFlight === undefined ? {} : { maxInFlight: options.maxInFlight })
+    })
 
     yield* Effect.forkScoped(
       survive("lease reclaimer", dispatcher.reclaimExpired(dispatchBatch)).pipe(
