@@ -7,11 +7,12 @@ import { DomainLive } from "./domain/layer.js"
 import { HttpLive } from "./http/server.js"
 import { LoggingLive } from "./logging.js"
 import { DeliveryWorkersLive } from "./workers/delivery-workers.js"
+import { ParkedStatusSweepLive } from "./workers/parked-status-sweep.js"
 import { RawForwardSweepLive } from "./workers/raw-forward-sweep.js"
 
 /** The background workers; only where `ROLE` runs them. */
 const WorkersLive = Layer.unwrapEffect(
-  Effect.map(AppConfig, (config) => (config.runsWorkers ? Layer.mergeAll(RawForwardSweepLive, DeliveryWorkersLive) : Layer.empty))
+  Effect.map(AppConfig, (config) => (config.runsWorkers ? Layer.mergeAll(RawForwardSweepLive, DeliveryWorkersLive, ParkedStatusSweepLive) : Layer.empty))
 ).pipe(Layer.provide(Secrets.Default))
 
 /**

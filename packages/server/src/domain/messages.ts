@@ -17,6 +17,7 @@ import type { UpstreamFailure, UpstreamRequestInvalid } from "../upstream/errors
 import { toSendErrorBody } from "../upstream/errors.js"
 import { socialSupports } from "../upstream/message-payload.js"
 import { Upstream } from "../upstream/upstream.js"
+import { STATUS_EVENTS, STATUS_RANK, statusRankSql } from "../inbound/statuses.js"
 import { ChannelCredentialsCache, type UsableChannel } from "./channel-credentials.js"
 import { newEventId } from "./events.js"
 import { Idempotency, requestHash, type StoredResponse } from "./idempotency.js"
@@ -91,6 +92,10 @@ const peerOf = (channel: UsableChannel, to: string, answered: string | null) =>
 
 const json = (value: unknown) => JSON.stringify(value)
 
+/** `when '<status>' then '<event>'` for every status that becomes an event, and the list of those statuses. */
+const STATUS_EVENT_CASES = Object.entries(STATUS_EVENTS).map(([s, e]) => `when '${s}' then '${e}'`).join(" ")
+const STATUS_EVENT_VALUES = Object.keys(STATUS_EVENTS).map((s) => `'${s}'`).join(", ")
+
 /**
  * POST /messages and /messages/mark-read (SPEC §4.1). Every rule that can refuse a
  * send runs before the upstream call (ownership, chat_only, channel-kind fields,
@@ -161,7 +166,12 @@ export class Messages extends Effect.Service<Messages>()("@platform/server/Messa
           )))
       )
 
-    /** The whole record of a successful send, in one statement (DESIGN §8). */
+    /**
+     * The whole record of a successful send, in one statement (DESIGN §8). Status
+     * callbacks that arrived before this record (parked by the inbound statement)
+     * are applied here in arrival order, never backwards, with the events they
+     * would have written had they come after it; expired ones are only deleted.
+     */
     const recordSent = (
       channel: UsableChannel,
       body: SendMessage,
@@ -185,8 +195,22 @@ export class Messages extends Effect.Service<Messages>()("@platform/server/Messa
           returning id`
       const text = textOf(body)
       const mediaId = mediaIdOf(body)
+      const rank = statusRankSql("p.status")
       return sql<{ id: number; conversation_id: number }>`
         with contact as (${contact}),
+        parked as (
+          delete from parked_statuses p
+          where ${upstreamId}::text is not null and p.platform_channel_id = ${channel.id} and p.meta_message_id = ${upstreamId}::text
+          returning p.id, p.status, p.envelope, p.event_id, p.expires_at > now() as live, ${sql.unsafe(rank)} as r
+        ),
+        steps as (
+          select q.* from (
+            select p.*, max(p.r) over (order by p.id rows between unbounded preceding and 1 preceding) as prev
+            from parked p where p.live
+          ) q
+          where q.r > greatest(${STATUS_RANK.sent}, coalesce(q.prev, 0))
+        ),
+        best as (select status, envelope from steps order by r desc limit 1),
         conv as (
           insert into conversations as cv (developer_account_id, platform_channel_id, platform_contact_id, peer_id,
             last_active_at, last_message_direction, last_message_preview, message_count, outbound_count)
@@ -204,23 +228,32 @@ export class Messages extends Effect.Service<Messages>()("@platform/server/Messa
         ),
         msg as (
           insert into messages (developer_account_id, platform_channel_id, conversation_id, contact_id, direction, source,
-            type, text, payload, media_id, status, status_updated_at, meta_message_id)
+            type, text, payload, media_id, status, status_updated_at, meta_message_id, error)
           select ${channel.account_id}, ${channel.id}, conv.id, contact.id, 'outbound', 'api', ${body.type}, ${text},
-            ${json(payloadOf(body))}::jsonb, ${mediaId}, 'sent', now(), ${upstreamId}
+            ${json(payloadOf(body))}::jsonb, ${mediaId}, coalesce((select status from best), 'sent'), now(), ${upstreamId},
+            (select envelope from best)
           from conv, contact
           returning id, conversation_id
         ),
         evt as (
           insert into events (event_id, developer_account_id, platform_channel_id, event_type, conversation_peer, envelope, occurred_at)
-          select ${eventId}, ${channel.account_id}, ${channel.id}, 'message.sent', ${peer},
-            jsonb_build_object('id', ${eventId}::text, 'event', 'message.sent', 'developer_account_id', ${channel.account_id}::bigint,
+          select e.event_id, ${channel.account_id}, ${channel.id}, e.event_type, ${peer},
+            jsonb_build_object('id', e.event_id, 'event', e.event_type, 'developer_account_id', ${channel.account_id}::bigint,
               'platform_channel_id', ${channel.id}::bigint, 'occurred_at', ${now}::text, 'api_version', ${API_VERSION}::text,
               'data', jsonb_build_object('message_id', msg.id, 'conversation_id', msg.conversation_id, 'peer_id', ${peer}::text,
                 'direction', 'outbound', 'source', 'api', 'type', ${body.type}::text, 'text', ${text}::text,
-                'has_media', ${mediaId}::text is not null, 'media_id', ${mediaId}::text, 'status', 'sent',
-                'meta_message_id', ${upstreamId}::text)),
+                'has_media', ${mediaId}::text is not null, 'media_id', ${mediaId}::text, 'status', e.status,
+                'meta_message_id', ${upstreamId}::text) || e.extra),
             ${now}::timestamptz
-          from msg
+          from msg, (
+            select 0 as g, 0::bigint as id, ${eventId}::text as event_id, 'message.sent'::text as event_type, 'sent'::text as status,
+              '{}'::jsonb as extra
+            union all
+            select 1, s.id, s.event_id, case s.status ${sql.unsafe(STATUS_EVENT_CASES)} end, s.status,
+              jsonb_build_object('error', s.envelope)
+            from steps s where s.status in (${sql.unsafe(STATUS_EVENT_VALUES)})
+          ) e
+          order by e.g, e.id
         ),
         kept as (
           update idempotency_keys set status = 'completed', response_status = 200, response_body = ${kept?.body ?? null}

@@ -61,7 +61,7 @@ export class Inbound extends Effect.Service<Inbound>()("@platform/server/Inbound
       }
       if (result.events > 0) steps.push(wakeup.eventsWritten)
       if (result.unknownStatuses.length > 0) {
-        steps.push(Effect.logInfo("status callback for a message the platform never sent").pipe(
+        steps.push(Effect.logInfo("status callback for a message not recorded (yet): parked until its send is recorded or it expires").pipe(
           Effect.annotateLogs("meta_message_ids", result.unknownStatuses.join(","))
         ))
       }

@@ -5,7 +5,7 @@ import { createHash } from "node:crypto"
 import { PgPool, poolQuery } from "../db/client.js"
 import { currentPeriod } from "../domain/usage.js"
 import type { InboundPlan } from "./plan.js"
-import { statusRankSql, STATUS_EVENTS } from "./statuses.js"
+import { PARKED_STATUS_TTL_MINUTES, STATUS_EVENTS, STATUS_RANK, statusRankSql } from "./statuses.js"
 
 /** A raw-forward row written by this POST, with what the inline attempt needs to send it. */
 export interface CreatedDelivery {
@@ -22,7 +22,10 @@ export interface PersistResult {
   readonly inserted: number
   /** Some user message was refused by the inbound quota (nothing of it stored or forwarded). */
   readonly quotaExceeded: boolean
-  /** Status callbacks naming a message the platform never sent. */
+  /**
+   * Status callbacks naming no recorded message: parked (no event now) until the
+   * send that caused them is recorded, dropped after PARKED_STATUS_TTL_MINUTES.
+   */
   readonly unknownStatuses: ReadonlyArray<string>
   readonly deliveries: ReadonlyArray<CreatedDelivery>
   readonly events: number
@@ -167,11 +170,12 @@ m_stats as (
 ),
 m_conv_up as (
   insert into conversations as cv (id, developer_account_id, platform_channel_id, platform_contact_id, peer_id,
-    last_active_at, last_message_direction, last_message_preview, message_count, inbound_count, outbound_count)
+    last_active_at, last_message_direction, last_message_preview, message_count, inbound_count, outbound_count, created_event_id)
   overriding system value
-  select c.conv_id, c.account_id, c.channel_id, c.contact_id, c.peer, now(), s.last_dir, s.preview, s.n, s.n_in, s.n_out
+  select c.conv_id, c.account_id, c.channel_id, c.contact_id, c.peer, now(), s.last_dir, s.preview, s.n, s.n_in, s.n_out, c.conv_evt
   from m_stats s join m_conv c on c.conv_id = s.conversation_id
   on conflict (platform_channel_id, peer_id) do update set
+    created_event_id = coalesce(cv.created_event_id, excluded.created_event_id),
     last_active_at = now(),
     last_message_direction = excluded.last_message_direction,
     last_message_preview = excluded.last_message_preview,
@@ -179,14 +183,14 @@ m_conv_up as (
     inbound_count = cv.inbound_count + excluded.inbound_count,
     outbound_count = cv.outbound_count + excluded.outbound_count,
     platform_contact_id = coalesce(cv.platform_contact_id, excluded.platform_contact_id)
-  returning id, developer_account_id, platform_channel_id, peer_id, status, message_count, (xmax = 0) as created
+  returning id, developer_account_id, platform_channel_id, peer_id, status, message_count, created_event_id
 )`)
     events.push(`
   select 0 as g, c.conv_evt as event_id, u.developer_account_id as account_id, u.platform_channel_id as channel_id,
     'conversation.created' as event_type, null::text as peer,
     jsonb_build_object('conversation_id', u.id, 'peer_id', u.peer_id, 'status', u.status,
       'message_count', u.message_count, 'last_active_at', :now::text) as data
-  from m_conv_up u join m_conv c on c.conv_id = u.id where u.created`)
+  from m_conv_up u join m_conv c on c.conv_id = u.id where u.created_event_id = c.conv_evt`)
     events.push(`
   select 1, o.evt, o.account_id, o.channel_id,
     case when o.kind = 'echo' then 'message.echo' else 'message.received' end, o.peer, ${messageData("i", "o.peer")}
@@ -215,6 +219,17 @@ s_up as (
 s_unknown as (
   select s.mid from s_best s where not exists (
     select 1 from messages m where m.platform_channel_id = s.channel_id and m.meta_message_id = s.mid and m.direction = 'outbound')
+),
+s_park as (
+  insert into parked_statuses (platform_channel_id, meta_message_id, status, envelope, event_id, expires_at)
+  select distinct on (x.channel_id, x.mid, x.status) x.channel_id, x.mid, x.status, x.envelope, x.evt,
+    :now::timestamptz + interval '${PARKED_STATUS_TTL_MINUTES} minutes'
+  from s_in x
+  where ${statusRankSql("x.status")} > ${STATUS_RANK.sent}
+    and not exists (select 1 from messages m where m.platform_channel_id = x.channel_id and m.meta_message_id = x.mid and m.direction = 'outbound')
+  order by x.channel_id, x.mid, x.status, x.i
+  on conflict (platform_channel_id, meta_message_id, status) do nothing
+  returning 1
 )`)
     events.push(`
   select 2, u.evt, u.developer_account_id, u.platform_channel_id,
@@ -299,6 +314,7 @@ select
   ${M ? "(select count(*) from m_ins)::int" : "0"} as inserted,
   ${M ? "exists (select 1 from m_refused)" : "false"} as refused,
   ${S ? "(select coalesce(jsonb_agg(mid), '[]'::jsonb) from s_unknown)" : "'[]'::jsonb"} as unknown_statuses,
+  ${S ? "(select count(*) from s_park)::int" : "0"} as parked,
   ${F ? "(select coalesce(jsonb_agg(to_jsonb(f)), '[]'::jsonb) from f_ins f)" : "'[]'::jsonb"} as deliveries,
   ${events.length > 0 ? "(select count(*) from ev)::int" : "0"} as events,
   ${M ? `(select coalesce(jsonb_agg(jsonb_build_object('account_id', d.account_id, 'n', d.n, 'max', d.max, 'used', q.used)), '[]'::jsonb)

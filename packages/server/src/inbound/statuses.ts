@@ -41,6 +41,15 @@ export const STATUS_EVENTS: Readonly<Record<string, "message.delivered" | "messa
   failed: "message.failed"
 }
 
+/*
+ * A status callback for an upstream id no message carries yet is parked (table
+ * parked_statuses) instead of dropped: Meta can report `delivered`/`read` before
+ * the send that caused them has written its row. The send's record statement
+ * applies and deletes the parked statuses of its id; the sweep applies those a
+ * concurrent send missed and drops the ones older than this.
+ */
+export const PARKED_STATUS_TTL_MINUTES = 10
+
 interface MetaError {
   readonly code?: number | undefined
   readonly title?: string | undefined

@@ -17,6 +17,7 @@ import {
   wamid
 } from "../fixtures/meta/inbound.js"
 import { baseUrl } from "../support/server.js"
+import { ParkedStatuses } from "../../src/inbound/parked.js"
 import { channelRoutesChanged } from "../../src/inbound/router.js"
 import { createChannel, postInbound, TestInbound } from "./support.js"
 
@@ -367,5 +368,49 @@ layer(TestInbound(), { excludeTestServices: true })("/webhook/incoming", (it) =>
       const still = yield* rows<{ n: number }>((sql) => sql`
         select count(*)::int as n from messages where platform_channel_id = ${added!.id}`)
       expect(still[0]!.n).toBe(1)
+    }))
+
+  it.effect("a status for a not-yet-recorded message is parked without an event; the sweep applies it once the row exists and drops expired ones", () =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const ch = yield* createChannel()
+      const peer = "5511900000030"
+      const mid = wamid()
+      const lost = wamid()
+      for (const s of ["delivered", "read"]) expect((yield* postInbound(statusCallback(ch.line, mid, s, peer))).status).toBe(200)
+      expect((yield* postInbound(statusCallback(ch.line, lost, "read", peer))).status).toBe(200)
+      expect(yield* eventsOf(ch.accountId)).toEqual([])
+      const parked = yield* rows<{ meta_message_id: string; status: string }>((sql) => sql`
+        select meta_message_id, status from parked_statuses where platform_channel_id = ${ch.channelId} order by id`)
+      expect(parked).toEqual([{ meta_message_id: mid, status: "delivered" }, { meta_message_id: mid, status: "read" }, { meta_message_id: lost, status: "read" }])
+      // The row a concurrent send wrote without seeing the parked statuses.
+      const [conv] = yield* sql<{ id: number }>`
+        insert into conversations (developer_account_id, platform_channel_id, peer_id) values (${ch.accountId}, ${ch.channelId}, ${peer})
+        returning id`.pipe(Effect.orDie)
+      yield* sql`
+        insert into messages (developer_account_id, platform_channel_id, conversation_id, direction, source, type, text, status, meta_message_id)
+        values (${ch.accountId}, ${ch.channelId}, ${conv!.id}, 'outbound', 'api', 'text', 'hello', 'sent', ${mid})`.pipe(Effect.orDie)
+      yield* sql`update parked_statuses set expires_at = now() - interval '1 second' where meta_message_id = ${lost}`.pipe(Effect.orDie)
+      const sweep = yield* Effect.provide(Effect.flatMap(ParkedStatuses, (p) => p.sweepOnce), ParkedStatuses.Default)
+      expect(sweep).toEqual({ expired: 1, applied: 2, events: 2 })
+      expect((yield* statusOf(mid))!.status).toBe("read")
+      const events = yield* eventsOf(ch.accountId)
+      expect(events.map((e) => e.event_type)).toEqual(["message.delivered", "message.read"])
+      expect(events[1]!.envelope.data).toMatchObject({ status: "read", peer_id: peer, meta_message_id: mid, direction: "outbound" })
+      expect(yield* rows((sql) => sql`select 1 from parked_statuses where platform_channel_id = ${ch.channelId}`)).toEqual([])
+      const again = yield* Effect.provide(Effect.flatMap(ParkedStatuses, (p) => p.sweepOnce), ParkedStatuses.Default)
+      expect(again).toEqual({ expired: 0, applied: 0, events: 0 })
+    }))
+
+  it.effect("send-opened conversation (no conversation.created), then inbound: one conversation.created; more and duplicates add none", () =>
+    Effect.gen(function*() {
+      const ch = yield* createChannel()
+      const peer = "5511900000031"
+      yield* sentMessage(ch.channelId, ch.accountId, peer)
+      const first = inboundText(ch.line, peer, "oi", { id: wamid() })
+      for (let i = 0; i < 2; i++) expect((yield* postInbound(first)).status).toBe(200)
+      expect((yield* postInbound(inboundText(ch.line, peer, "e aí", { id: wamid() }))).status).toBe(200)
+      const events = yield* eventsOf(ch.accountId)
+      expect(events.map((e) => e.event_type)).toEqual(["conversation.created", "message.received", "message.received"])
     }))
 })

@@ -1,8 +1,10 @@
 import initial from "./0001_initial.js"
 import delivery from "./0003_delivery.js"
+import parkedStatuses from "./0004_parked_statuses.js"
 
 /** Migrations imported statically (not read from disk) so the bundled server carries them. */
 export const migrations = {
   "0001_initial": initial,
-  "0003_delivery": delivery
+  "0003_delivery": delivery,
+  "0004_parked_statuses": parkedStatuses
 }

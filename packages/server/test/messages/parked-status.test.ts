@@ -1,0 +1,150 @@
+import { afterAll, afterEach, beforeAll, expect, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import { http, HttpResponse } from "msw"
+import { setupServer } from "msw/node"
+import { Secrets } from "../../src/crypto/secrets.js"
+import { createKey, signup } from "../auth/support.js"
+import { GRAPH, VERSION } from "../fixtures/meta/index.js"
+import { inboundText, signedBody, statusCallback, wamid } from "../fixtures/meta/inbound.js"
+import { baseUrl } from "../support/server.js"
+import { MessagingTestServer, send, sql } from "./support.js"
+
+// Only Graph traffic is mocked; the test's own requests to the loopback server pass through.
+const msw = setupServer()
+beforeAll(() => msw.listen({ onUnhandledRequest: "bypass" }))
+afterEach(() => msw.resetHandlers())
+afterAll(() => msw.close())
+
+const LINE = { waba_id: "102290129340398", phone_number_id: "106540352242922" }
+
+const setupMeta = Effect.gen(function*() {
+  const dev = yield* signup("parked")
+  const { key } = yield* createKey(dev, { rate_limit_per_minute: 100000 })
+  const secrets = yield* Secrets
+  const q = yield* sql
+  const [row] = yield* q<{ id: number }>`
+    insert into platform_channels (developer_account_id, type, name, phone_number_id, waba_id, access_token_encrypted)
+    values (${dev.accountId}, 'chat', 'msw', ${LINE.phone_number_id}, ${LINE.waba_id}, ${secrets.encrypt("EAAGparkedToken0123456789")})
+    returning id`
+  return { dev, key, chat: row!.id }
+})
+let ready: Effect.Effect.Success<typeof setupMeta> | undefined
+const ctx = Effect.suspend(() => (ready ? Effect.succeed(ready) : setupMeta.pipe(Effect.tap((s) => (ready = s)))))
+
+const post = (base: string, payload: unknown) => {
+  const signed = signedBody(payload)
+  return fetch(`${base}/webhook/incoming`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-hub-signature-256": signed.signature },
+    body: signed.body
+  })
+}
+
+/** Meta answers the send with `id`; `before` runs first (the callbacks Meta fires before its answer reaches us). */
+const answerWith = (id: string, waId: string, before: () => Promise<void> = async () => {}) =>
+  msw.use(http.post(`${GRAPH}/${VERSION}/:pnid/messages`, async () => {
+    await before()
+    return HttpResponse.json({ messaging_product: "whatsapp", contacts: [{ input: waId, wa_id: waId }], messages: [{ id }] })
+  }))
+
+const eventsFor = (accountId: number, mid: string) =>
+  Effect.flatMap(sql, (q) =>
+    q<{ event_type: string; envelope: any }>`
+      select event_type, envelope from events
+      where developer_account_id = ${accountId} and envelope->'data'->>'meta_message_id' = ${mid} order by id`)
+
+layer(MessagingTestServer({ UPSTREAM: "meta", META_GRAPH_URL: GRAPH, META_GRAPH_VERSION: VERSION }), {
+  timeout: 120_000,
+  excludeTestServices: true
+})("status callbacks before the send is recorded; conversation.created after a send", (it) => {
+  it.effect("delivered and read posted before the send's row exists are applied when it is recorded, events once each", () =>
+    Effect.gen(function*() {
+      const s = yield* ctx
+      const base = yield* baseUrl
+      const q = yield* sql
+      const mid = wamid()
+      const peer = "15550200001"
+      const answers: Array<number> = []
+      answerWith(mid, peer, async () => {
+        for (const status of ["sent", "delivered", "read", "delivered"]) {
+          answers.push((await post(base, statusCallback(LINE, mid, status, peer))).status)
+        }
+      })
+      const reply = yield* send(s.key, { channel_id: s.chat, to: peer, type: "text", text: "fast" })
+      expect(reply.status, reply.text).toBe(200)
+      expect(answers).toEqual([200, 200, 200, 200])
+      const [m] = yield* q<{ status: string }>`select status from messages where meta_message_id = ${mid}`
+      expect(m!.status).toBe("read")
+      const events = yield* eventsFor(s.dev.accountId, mid)
+      expect(events.map((e) => e.event_type)).toEqual(["message.sent", "message.delivered", "message.read"])
+      expect(events[2]!.envelope.data).toMatchObject({ status: "read", direction: "outbound", source: "api", peer_id: peer })
+      expect(yield* q`select 1 from parked_statuses where meta_message_id = ${mid}`).toHaveLength(0)
+      // A late duplicate changes nothing.
+      yield* Effect.promise(() => post(base, statusCallback(LINE, mid, "read", peer)))
+      expect(yield* eventsFor(s.dev.accountId, mid)).toHaveLength(3)
+    }))
+
+  it.effect("a failed callback before the record leaves the message failed with the envelope and message.failed", () =>
+    Effect.gen(function*() {
+      const s = yield* ctx
+      const base = yield* baseUrl
+      const q = yield* sql
+      const mid = wamid()
+      const peer = "15550200002"
+      answerWith(mid, peer, async () => {
+        await post(base, statusCallback(LINE, mid, "failed", peer, { errors: [{ code: 131026, title: "Message undeliverable" }] }))
+      })
+      expect((yield* send(s.key, { channel_id: s.chat, to: peer, type: "text", text: "doomed" })).status).toBe(200)
+      const [m] = yield* q<{ status: string; error: any }>`select status, error from messages where meta_message_id = ${mid}`
+      expect(m!.status).toBe("failed")
+      expect(m!.error).toMatchObject({ meta_code: 131026 })
+      const events = yield* eventsFor(s.dev.accountId, mid)
+      expect(events.map((e) => e.event_type)).toEqual(["message.sent", "message.failed"])
+      expect(events[1]!.envelope.data.error).toMatchObject({ meta_code: 131026 })
+    }))
+
+  it.effect("an expired parked status is dropped, not applied", () =>
+    Effect.gen(function*() {
+      const s = yield* ctx
+      const base = yield* baseUrl
+      const q = yield* sql
+      const mid = wamid()
+      const peer = "15550200003"
+      expect((yield* Effect.promise(() => post(base, statusCallback(LINE, mid, "read", peer)))).status).toBe(200)
+      expect(yield* eventsFor(s.dev.accountId, mid)).toHaveLength(0)
+      const parked = yield* q`update parked_statuses set expires_at = now() - interval '1 second'
+        where meta_message_id = ${mid} returning 1`
+      expect(parked).toHaveLength(1)
+      answerWith(mid, peer)
+      expect((yield* send(s.key, { channel_id: s.chat, to: peer, type: "text", text: "late" })).status).toBe(200)
+      const [m] = yield* q<{ status: string }>`select status from messages where meta_message_id = ${mid}`
+      expect(m!.status).toBe("sent")
+      expect((yield* eventsFor(s.dev.accountId, mid)).map((e) => e.event_type)).toEqual(["message.sent"])
+      expect(yield* q`select 1 from parked_statuses where meta_message_id = ${mid}`).toHaveLength(0)
+    }))
+
+  it.effect("send, then the peer's first inbound message: exactly one conversation.created, also after more and duplicate POSTs", () =>
+    Effect.gen(function*() {
+      const s = yield* ctx
+      const base = yield* baseUrl
+      const q = yield* sql
+      const peer = "15550200004"
+      answerWith(wamid(), peer)
+      expect((yield* send(s.key, { channel_id: s.chat, to: peer, type: "text", text: "hello first" })).status).toBe(200)
+      const created = Effect.map(
+        q<{ envelope: any }>`select envelope from events where developer_account_id = ${s.dev.accountId}
+          and event_type = 'conversation.created' and envelope->'data'->>'peer_id' = ${peer}`,
+        (rows) => rows
+      )
+      expect(yield* created).toHaveLength(0)
+      const first = inboundText(LINE, peer, "oi", { id: wamid() })
+      for (let i = 0; i < 3; i++) expect((yield* Effect.promise(() => post(base, first))).status).toBe(200)
+      yield* Effect.promise(() => post(base, inboundText(LINE, peer, "de novo", { id: wamid() })))
+      const events = yield* created
+      expect(events).toHaveLength(1)
+      const [conv] = yield* q<{ id: number; message_count: number }>`
+        select id, message_count from conversations where platform_channel_id = ${s.chat} and peer_id = ${peer}`
+      expect(conv!.message_count).toBe(3)
+      expect(events[0]!.envelope.data).toMatchObject({ conversation_id: conv!.id, peer_id: peer, status: "active" })
+    }))
+})
