@@ -1,6 +1,7 @@
 import { Layer } from "effect"
 import { RateLimiter } from "../auth/rate-limiter.js"
 import { Secrets } from "../crypto/secrets.js"
+import { DeliveryWakeup } from "../delivery/wakeup.js"
 import { UpstreamLive } from "../upstream/live.js"
 import { Accounts } from "./accounts.js"
 import { ApiKeys } from "./api-keys.js"
@@ -32,5 +33,5 @@ export const DomainLive = Layer.mergeAll(
 ).pipe(
   Layer.provideMerge(ChannelOnboarding.Default),
   Layer.provideMerge(Layer.mergeAll(ChannelCredentialsCache.Default, Idempotency.Default, UpstreamLive)),
-  Layer.provideMerge(Layer.mergeAll(Usage.Default, Events.Default, Secrets.Default, RateLimiter.Live))
+  Layer.provideMerge(Layer.mergeAll(Usage.Default, Events.Default, Secrets.Default, RateLimiter.Live, DeliveryWakeup.Default))
 )

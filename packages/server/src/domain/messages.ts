@@ -12,7 +12,7 @@ import {
   ValidationFailed
 } from "@platform/shared"
 import { Effect, Option } from "effect"
-import { DeliveryWakeup } from "../delivery/wakeup.js"
+import { eventsCommitted } from "../delivery/wakeup.js"
 import type { UpstreamFailure, UpstreamRequestInvalid } from "../upstream/errors.js"
 import { toSendErrorBody } from "../upstream/errors.js"
 import { socialSupports } from "../upstream/message-payload.js"
@@ -110,7 +110,6 @@ export class Messages extends Effect.Service<Messages>()("@platform/server/Messa
     const upstream = yield* Upstream
     const usage = yield* Usage
     const idempotency = yield* Idempotency
-    const wakeup = yield* Effect.serviceOption(DeliveryWakeup)
 
     const localTemplate = (channel: UsableChannel, name: string, language: string) =>
       sql<StoredTemplate>`
@@ -332,7 +331,7 @@ export class Messages extends Effect.Service<Messages>()("@platform/server/Messa
           return result
         }
         yield* recordSent(channel, body, peerOf(channel, body.to, sent.recipient_id), sent.message_id, kept)
-        if (Option.isSome(wakeup)) yield* wakeup.value.eventsWritten
+        yield* eventsCommitted
         return result
       })
 
