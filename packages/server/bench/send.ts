@@ -16,11 +16,10 @@ import { type ChildProcess, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { mkdtempSync, rmSync } from "node:fs"
 import { createRequire } from "node:module"
-import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
-import pg from "pg"
+import { freePort, query, waitFor } from "./support.js"
 
 interface AutocannonResult {
   readonly requests: { readonly average: number; readonly total: number }
@@ -43,37 +42,6 @@ const connections = Number(process.env.BENCH_CONNECTIONS ?? 32)
 const peers = Number(process.env.BENCH_PEERS ?? 1000)
 const idempotency = process.env.BENCH_IDEMPOTENCY === "1"
 
-const query = async (url: string, text: string, values: Array<unknown> = []) => {
-  const client = new pg.Client({ connectionString: url })
-  await client.connect()
-  try {
-    return await client.query(text, values)
-  } finally {
-    await client.end()
-  }
-}
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const srv = createServer()
-    srv.listen(0, "127.0.0.1", () => {
-      const address = srv.address()
-      srv.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))))
-    })
-  })
-
-const waitFor = async (url: string, timeoutMs: number) => {
-  const deadline = Date.now() + timeoutMs
-  while (Date.now() < deadline) {
-    try {
-      await fetch(url)
-      return
-    } catch {
-      await new Promise((r) => setTimeout(r, 200))
-    }
-  }
-  throw new Error(`${url} did not answer within ${timeoutMs} ms`)
-}
 
 const percentile = (sorted: ReadonlyArray<number>, p: number) =>
   sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!

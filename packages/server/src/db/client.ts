@@ -179,3 +179,12 @@ export const DatabaseLive = Layer.unwrapScoped(Effect.gen(function*() {
 }))
 
 export type Sql = SqlClient.SqlClient
+
+/**
+ * NOTIFY through `pg_notify`: `PgClient.notify` of @effect/sql-pg 0.53 sends
+ * `NOTIFY "channel", $1`, which PostgreSQL rejects (NOTIFY takes no bind
+ * parameters), so every cross-process wake-up would fail silently.
+ */
+export const pgNotify = (sql: SqlClient.SqlClient, channel: string, payload: string) =>
+  Effect.asVoid(sql`select pg_notify(${channel}, ${payload})`)
+

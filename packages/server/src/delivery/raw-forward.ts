@@ -7,6 +7,7 @@ import { jsonbRows } from "../inbound/persist.js"
 import { platformSignature } from "./signer.js"
 import { DeliveryTransport } from "./transport.js"
 import { Pulse } from "./wakeup.js"
+import { pgNotify } from "../db/client.js"
 
 /** A raw-forward row this process holds the lease of, with what sending it needs. */
 export interface ClaimedDelivery {
@@ -73,7 +74,7 @@ export class RawForward extends Effect.Service<RawForward>()("@platform/server/R
     // One NOTIFY after commit, coalesced while one is in flight (DESIGN §8).
     const notifyQueue = yield* Queue.sliding<void>(1)
     yield* Queue.take(notifyQueue).pipe(
-      Effect.zipRight(pg.notify(NOTIFY_CHANNEL, "1").pipe(Effect.catchAll(() => Effect.void))),
+      Effect.zipRight(pgNotify(pg, NOTIFY_CHANNEL, "1").pipe(Effect.catchAll(() => Effect.void))),
       Effect.forever,
       Effect.forkScoped
     )

@@ -1,6 +1,7 @@
 import { PgClient } from "@effect/sql-pg"
 import { Duration, Effect, Option, Queue, type Scope, Stream } from "effect"
 import type { ClaimedRow } from "./dispatcher.js"
+import { pgNotify } from "../db/client.js"
 
 /**
  * A broadcast pulse. A worker takes `current` BEFORE it looks for work and waits
@@ -72,7 +73,7 @@ export class DeliveryWakeup extends Effect.Service<DeliveryWakeup>()("@platform/
       Effect.gen(function*() {
         const queue = yield* Queue.sliding<void>(1)
         yield* Queue.take(queue).pipe(
-          Effect.zipRight(pg.notify(channel, "1").pipe(Effect.catchAll(() => Effect.void))),
+          Effect.zipRight(pgNotify(pg, channel, "1").pipe(Effect.catchAll(() => Effect.void))),
           Effect.forever,
           Effect.forkScoped
         )

@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Stream } from "effect"
-import { PgPool } from "../db/client.js"
+import { pgNotify, PgPool } from "../db/client.js"
 
 /** A platform channel as the inbound router sees it: what never changes while it is connected. */
 export interface RoutedChannel {
@@ -147,7 +147,7 @@ export class ChannelDirectory extends Effect.Service<ChannelDirectory>()("@platf
     const crossProcess = pg._tag === "Some" && pool._tag === "Some" && !pool.value.embedded
     const announce = (channelId?: number): Effect.Effect<void> =>
       crossProcess
-        ? pg.value.notify(ROUTES_CHANNEL, channelId === undefined ? "*" : String(channelId)).pipe(
+        ? pgNotify(pg.value, ROUTES_CHANNEL, channelId === undefined ? "*" : String(channelId)).pipe(
           Effect.catchAllCause((cause) => Effect.logWarning("channel route NOTIFY failed", cause))
         )
         : Effect.void
