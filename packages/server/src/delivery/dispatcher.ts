@@ -105,6 +105,15 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("@platform/server/D
         return entry
       })
 
+    // Every claim returns the same row shape: the claimed delivery and what sending needs of its subscription.
+    const claimedColumns = sql.literal(
+      "w.id, w.subscription_id, w.event_id, w.event_type, w.conversation_peer, w.attempts, w.envelope"
+    )
+    const withSubscription = sql.literal(`select c.*, s.target_url, s.custom_headers, s.secret_encrypted,
+               s.previous_secret_encrypted, s.previous_secret_expires_at, s.updated_at as sub_version
+        from claimed c join webhook_subscriptions s on s.id = c.subscription_id
+        order by c.id`)
+
     const claim = (now: Date, batchSize: number) => {
       const stale = new Date(now.getTime() - NORMALIZED_STUCK_LEASE_SECONDS * 1000)
       return sql<ClaimedRow>`
@@ -132,12 +141,9 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("@platform/server/D
           update webhook_deliveries w
           set status = 'delivering', delivering_since = ${now}, updated_at = ${now}
           from due where w.id = due.id
-          returning w.id, w.subscription_id, w.event_id, w.event_type, w.conversation_peer, w.attempts, w.envelope
+          returning ${claimedColumns}
         )
-        select c.*, s.target_url, s.custom_headers, s.secret_encrypted, s.previous_secret_encrypted,
-               s.previous_secret_expires_at, s.updated_at as sub_version
-        from claimed c join webhook_subscriptions s on s.id = c.subscription_id
-        order by c.id`.pipe(Effect.orDie)
+        ${withSubscription}`.pipe(Effect.orDie)
     }
 
     // After a record: the next open row of each (subscription, peer) whose row just
@@ -175,12 +181,9 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("@platform/server/D
           update webhook_deliveries w
           set status = 'delivering', delivering_since = ${now}, updated_at = ${now}
           from due where w.id = due.id
-          returning w.id, w.subscription_id, w.event_id, w.event_type, w.conversation_peer, w.attempts, w.envelope
+          returning ${claimedColumns}
         )
-        select c.*, s.target_url, s.custom_headers, s.secret_encrypted, s.previous_secret_encrypted,
-               s.previous_secret_expires_at, s.updated_at as sub_version
-        from claimed c join webhook_subscriptions s on s.id = c.subscription_id
-        order by c.id`.pipe(Effect.orDie)
+        ${withSubscription}`.pipe(Effect.orDie)
 
     // A worker that died (or hung past the lease) leaves rows in delivering; they
     // are taken again with a fresh lease. Rare, so kept off the hot claim query.
@@ -198,12 +201,9 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("@platform/server/D
         claimed as (
           update webhook_deliveries w set delivering_since = ${now}, updated_at = ${now}
           from due where w.id = due.id
-          returning w.id, w.subscription_id, w.event_id, w.event_type, w.conversation_peer, w.attempts, w.envelope
+          returning ${claimedColumns}
         )
-        select c.*, s.target_url, s.custom_headers, s.secret_encrypted, s.previous_secret_encrypted,
-               s.previous_secret_expires_at, s.updated_at as sub_version
-        from claimed c join webhook_subscriptions s on s.id = c.subscription_id
-        order by c.id`.pipe(Effect.orDie)
+        ${withSubscription}`.pipe(Effect.orDie)
     }
 
     const send = (row: ClaimedRow, nowMs: number) =>
