@@ -1,9 +1,10 @@
 import { SqlClient, SqlError } from "@effect/sql"
 import { API_VERSION, PLAN_LIMITS, PlanNames } from "@platform/shared"
-import { Clock, Duration, Effect, Option } from "effect"
+import { Clock, Deferred, Duration, Effect, Option, Queue } from "effect"
 import { createHash } from "node:crypto"
 import { PgPool, poolQuery } from "../db/client.js"
 import { currentPeriod } from "../domain/usage.js"
+import { groupsOf, isBatchable, MAX_BATCH, mergePlans, shares } from "./batch.js"
 import type { InboundPlan } from "./plan.js"
 import { PARKED_STATUS_TTL_MINUTES, STATUS_EVENTS, STATUS_RANK, statusRankSql } from "./statuses.js"
 
@@ -28,6 +29,11 @@ export interface PersistResult {
    */
   readonly unknownStatuses: ReadonlyArray<string>
   readonly deliveries: ReadonlyArray<CreatedDelivery>
+  /**
+   * Events written that wait for the fan-out. An event of an account with no
+   * active subscription is written already fanned out (nothing could receive it:
+   * a subscription only gets events that occur after it exists).
+   */
   readonly events: number
 }
 
@@ -79,7 +85,7 @@ export const buildStatement = (plan: InboundPlan): string => {
   if (M) {
     ctes.push(`
 m_in as (
-  select x.* from jsonb_to_recordset(:messages::jsonb) as x(i int, channel_id bigint, account_id bigint, kind text, mid text,
+  select x.* from jsonb_to_recordset(:messages::jsonb) as x(i int, p int, channel_id bigint, account_id bigint, kind text, mid text,
     peer text, chat_id text, social_id text, bsuid text, phone text, username text, profile_name text, type text,
     body text, payload jsonb, media_id text, evt text, conv_evt text)
   where ${active("x")}
@@ -160,6 +166,9 @@ m_ins as (
   on conflict (platform_channel_id, meta_message_id) where meta_message_id is not null do nothing
   returning id, platform_channel_id, conversation_id, direction, source, type, text, media_id, status, meta_message_id
 ),
+m_posted as (
+  select o.p, o.channel_id from m_ins i join m_ok o on o.channel_id = i.platform_channel_id and o.mid = i.meta_message_id
+),
 m_stats as (
   select conversation_id, count(*)::int as n,
     (count(*) filter (where direction = 'inbound'))::int as n_in,
@@ -186,13 +195,13 @@ m_conv_up as (
   returning id, developer_account_id, platform_channel_id, peer_id, status, message_count, created_event_id
 )`)
     events.push(`
-  select 0 as g, c.conv_evt as event_id, u.developer_account_id as account_id, u.platform_channel_id as channel_id,
+  select 0 as g, 0 as o, c.conv_evt as event_id, u.developer_account_id as account_id, u.platform_channel_id as channel_id,
     'conversation.created' as event_type, null::text as peer,
     jsonb_build_object('conversation_id', u.id, 'peer_id', u.peer_id, 'status', u.status,
       'message_count', u.message_count, 'last_active_at', :now::text) as data
   from m_conv_up u join m_conv c on c.conv_id = u.id where u.created_event_id = c.conv_evt`)
     events.push(`
-  select 1, o.evt, o.account_id, o.channel_id,
+  select 1, o.i, o.evt, o.account_id, o.channel_id,
     case when o.kind = 'echo' then 'message.echo' else 'message.received' end, o.peer, ${messageData("i", "o.peer")}
   from m_ins i join m_ok o on o.channel_id = i.platform_channel_id and o.mid = i.meta_message_id`)
   }
@@ -232,7 +241,7 @@ s_park as (
   returning 1
 )`)
     events.push(`
-  select 2, u.evt, u.developer_account_id, u.platform_channel_id,
+  select 2, u.i, u.evt, u.developer_account_id, u.platform_channel_id,
     case u.status ${eventTypes} end, cv.peer_id,
     ${messageData("u", "coalesce(cv.peer_id, '')", ", 'error', u.envelope")}
   from s_up u left join conversations cv on cv.id = u.conversation_id
@@ -262,7 +271,7 @@ t_up as (
     t.meta_rejection_reason, t.meta_status, x.previous_status, x.evt, x.i
 )`)
     events.push(`
-  select 3, u.evt, u.developer_account_id, u.platform_channel_id, 'template.status_changed', null::text,
+  select 3, u.i, u.evt, u.developer_account_id, u.platform_channel_id, 'template.status_changed', null::text,
     jsonb_build_object('template_id', u.id, 'name', u.name, 'language_code', u.language_code,
       'previous_status', coalesce(u.previous_status, 'pending'), 'status', u.meta_status,
       'meta_template_id', u.meta_template_id, 'rejection_reason', u.meta_rejection_reason)
@@ -282,13 +291,17 @@ q_up as (
   if (events.length > 0) {
     ctes.push(`
 ev as (
-  insert into events (event_id, developer_account_id, platform_channel_id, event_type, conversation_peer, envelope, occurred_at)
+  insert into events (event_id, developer_account_id, platform_channel_id, event_type, conversation_peer, envelope,
+    occurred_at, fanned_out_at)
   select e.event_id, e.account_id, e.channel_id, e.event_type, e.peer,
-    ${envelope("e.event_id", "e.event_type", "e.account_id", "e.channel_id", "e.data")}, :now::timestamptz
+    ${envelope("e.event_id", "e.event_type", "e.account_id", "e.channel_id", "e.data")}, :now::timestamptz,
+    case when not exists (select 1 from webhook_subscriptions s
+                          where s.developer_account_id = e.account_id and s.is_active and not s.is_paused)
+         then :now::timestamptz end
   from (${events.join("\n  union all")}
-  ) as e(g, event_id, account_id, channel_id, event_type, peer, data)
-  order by e.g
-  returning id
+  ) as e(g, o, event_id, account_id, channel_id, event_type, peer, data)
+  order by e.g, e.o
+  returning fanned_out_at
 )`)
   }
 
@@ -298,9 +311,9 @@ f_ins as (
   insert into platform_deliveries (developer_account_id, platform_channel_id, status, next_retry_at, body)
   select c.developer_account_id, c.id, case when :inline::boolean then 'delivering' else 'pending' end,
     case when :inline::boolean then :now::timestamptz + interval '2 minutes' else :now::timestamptz end, x.body
-  from jsonb_to_recordset(:forwards::jsonb) as x(i int, channel_id bigint, body text, other boolean)
+  from jsonb_to_recordset(:forwards::jsonb) as x(i int, p int, channel_id bigint, body text, other boolean)
   join platform_channels c on c.id = x.channel_id and c.is_active and c.inbound_enabled and c.webhook_url is not null
-  where ${M ? "(x.other or exists (select 1 from m_ins where m_ins.platform_channel_id = x.channel_id))" : "x.other"}
+  where ${M ? "(x.other or exists (select 1 from m_posted d where d.p = x.p and d.channel_id = x.channel_id))" : "x.other"}
     ${M ? "and not exists (select 1 from m_refused r where r.channel_id = x.channel_id)" : ""}
   order by x.i
   returning id, developer_account_id, platform_channel_id, attempts, body,
@@ -311,18 +324,19 @@ f_ins as (
 
   return `with ${ctes.join(",")}
 select
-  ${M ? "(select count(*) from m_ins)::int" : "0"} as inserted,
+  ${M ? "(select coalesce(jsonb_agg(p), '[]'::jsonb) from m_posted)" : "'[]'::jsonb"} as inserted,
   ${M ? "exists (select 1 from m_refused)" : "false"} as refused,
   ${S ? "(select coalesce(jsonb_agg(mid), '[]'::jsonb) from s_unknown)" : "'[]'::jsonb"} as unknown_statuses,
   ${S ? "(select count(*) from s_park)::int" : "0"} as parked,
   ${F ? "(select coalesce(jsonb_agg(to_jsonb(f)), '[]'::jsonb) from f_ins f)" : "'[]'::jsonb"} as deliveries,
-  ${events.length > 0 ? "(select count(*) from ev)::int" : "0"} as events,
+  ${events.length > 0 ? "(select count(*) from ev where fanned_out_at is null)::int" : "0"} as events,
   ${M ? `(select coalesce(jsonb_agg(jsonb_build_object('account_id', d.account_id, 'n', d.n, 'max', d.max, 'used', q.used)), '[]'::jsonb)
     from m_demand d left join m_quota q on q.developer_account_id = d.account_id)` : "'[]'::jsonb"} as demand`
 }
 
 interface ResultRow {
-  readonly inserted: number
+  /** The POST index of every message inserted. */
+  readonly inserted: ReadonlyArray<number> | string
   readonly refused: boolean
   readonly unknown_statuses: ReadonlyArray<string> | string
   readonly deliveries: ReadonlyArray<Omit<CreatedDelivery, "webhook_secret_encrypted"> & { webhook_secret_encrypted: string | null }> | string
@@ -407,13 +421,19 @@ const isRetryable = (error: SqlError.SqlError): boolean => {
  * few hundred messages/s at best). So, far below the cap, the statement only
  * admits the messages and this ledger adds them to the counter in one UPDATE
  * every 100 ms (a crash may forget up to that much usage, never over-count).
- * Near the cap (within 5%, at least 50 messages), on a cache miss and every
- * 5 s, the statement consumes exactly with the conditional upsert that can
- * never overshoot; those exact answers refresh the cached counter.
+ * Messages admitted that way are reserved until their statement ends, so this
+ * process never admits past the margin however many statements are in flight.
+ * Near the cap (within 5%, at least 50 messages: the other processes' share),
+ * on a cache miss and every 5 s, the statement consumes exactly with the
+ * conditional upsert that can never overshoot; those exact answers refresh the
+ * cached counter.
  */
 const FLUSH_INTERVAL = Duration.millis(100)
 const CACHE_TTL_MS = 5_000
 const marginOf = (max: number) => Math.max(50, Math.ceil(max * 0.05))
+
+/** Statements of batched POSTs in flight at once (each takes whatever queued while the others ran). */
+const WRITERS = 4
 
 interface CachedUsage {
   used: number
@@ -422,7 +442,21 @@ interface CachedUsage {
   readonly expires: number
 }
 
-/** Writes everything one Meta POST carries, as one statement (see `buildStatement`). */
+/** A POST waiting for its batch. */
+interface Queued {
+  readonly plan: InboundPlan
+  readonly inline: boolean
+  readonly demand: ReadonlyMap<number, number>
+  readonly done: Deferred.Deferred<PersistResult>
+}
+
+const demandOf = (plan: InboundPlan): ReadonlyMap<number, number> => {
+  const demand = new Map<number, number>()
+  for (const m of plan.messages) if (m.kind === "message") demand.set(m.account_id, (demand.get(m.account_id) ?? 0) + 1)
+  return demand
+}
+
+/** Writes everything one Meta POST carries, as one statement (see `buildStatement`), batched with concurrent POSTs. */
 export class InboundStore extends Effect.Service<InboundStore>()("@platform/server/InboundStore", {
   scoped: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -430,13 +464,20 @@ export class InboundStore extends Effect.Service<InboundStore>()("@platform/serv
     const usage = new Map<number, CachedUsage>()
     let pending = new Map<string, { account: number; period: string; n: number }>()
     const unflushed = new Map<number, number>()
+    const reserved = new Map<number, number>()
+
+    const addTo = (map: Map<number, number>, account: number, n: number) => {
+      const left = (map.get(account) ?? 0) + n
+      if (left > 0) map.set(account, left)
+      else map.delete(account)
+    }
 
     const addPending = (account: number, period: string, n: number) => {
       const key = `${account}|${period}`
       const cur = pending.get(key)
       if (cur === undefined) pending.set(key, { account, period, n })
       else cur.n += n
-      unflushed.set(account, (unflushed.get(account) ?? 0) + n)
+      addTo(unflushed, account, n)
     }
 
     const flush = Effect.gen(function*() {
@@ -458,11 +499,7 @@ export class InboundStore extends Effect.Service<InboundStore>()("@platform/serv
           }
         }))
       )
-      for (const b of batch) {
-        const left = (unflushed.get(b.account) ?? 0) - b.n
-        if (left > 0) unflushed.set(b.account, left)
-        else unflushed.delete(b.account)
-      }
+      for (const b of batch) addTo(unflushed, b.account, -b.n)
       for (const r of rows) {
         const cached = usage.get(r.developer_account_id)
         if (cached !== undefined) cached.used = r.used
@@ -476,17 +513,23 @@ export class InboundStore extends Effect.Service<InboundStore>()("@platform/serv
     )
     yield* Effect.addFinalizer(() => flush.pipe(Effect.ignore))
 
-    /** Whether every account of the plan is far enough below its cap to be counted after the fact. */
-    const countLater = (plan: InboundPlan, period: string): boolean => {
-      const demand = new Map<number, number>()
-      for (const m of plan.messages) if (m.kind === "message") demand.set(m.account_id, (demand.get(m.account_id) ?? 0) + 1)
+    /**
+     * Whether every account of the plan is far enough below its cap to be counted
+     * after the fact; if so, its messages are reserved until `release`.
+     */
+    const reserve = (demand: ReadonlyMap<number, number>, period: string): boolean => {
       const now = Date.now()
       for (const [account, n] of demand) {
         const cached = usage.get(account)
         if (cached === undefined || cached.expires <= now || cached.period !== period) return false
-        if (cached.used + (unflushed.get(account) ?? 0) + n > cached.max - marginOf(cached.max)) return false
+        const counted = cached.used + (unflushed.get(account) ?? 0) + (reserved.get(account) ?? 0)
+        if (counted + n > cached.max - marginOf(cached.max)) return false
       }
+      for (const [account, n] of demand) addTo(reserved, account, n)
       return true
+    }
+    const release = (demand: ReadonlyMap<number, number>) => {
+      for (const [account, n] of demand) addTo(reserved, account, -n)
     }
 
     const execute = (text: string, name: string, params: ReadonlyArray<unknown>) =>
@@ -505,12 +548,12 @@ export class InboundStore extends Effect.Service<InboundStore>()("@platform/serv
             Effect.die(error)
           ))
 
-    /** Writes the plan in one statement (the POST's one transaction); no span: this is the hot path. */
-    const persist = (plan: InboundPlan, options: PersistOptions): Effect.Effect<PersistResult> =>
+    /** Writes the plans of one or more POSTs in one statement and answers each POST from its share. */
+    const write = (plans: ReadonlyArray<InboundPlan>, exact: boolean, inline: boolean): Effect.Effect<ReadonlyArray<PersistResult>> =>
       Effect.flatMap(Clock.currentTimeMillis, (nowMs) => {
         const now = new Date(nowMs)
         const period = currentPeriod(now)
-        const exact = !countLater(plan, period)
+        const plan = mergePlans(plans)
         const statement = statementFor(plan)
         const values: Record<Parameter, () => unknown> = {
           now: () => now.toISOString(),
@@ -521,34 +564,61 @@ export class InboundStore extends Effect.Service<InboundStore>()("@platform/serv
           templates: () => jsonbRows(plan.templates),
           qualities: () => jsonbRows(plan.qualities),
           forwards: () => jsonbRows(plan.forwards),
-          inline: () => options.inline
+          inline: () => inline
         }
         const params = statement.names.map((name) => values[name]())
-        return Effect.map(attempt(statement, params, 4), (rows) => {
-          const row = rows[0]!
-          for (const d of json(row.demand)) {
+        return Effect.map(attempt(statement, params, 4), ([row]) => {
+          for (const d of json(row!.demand)) {
             if (!exact) addPending(d.account_id, period, d.n)
-            else {
-              usage.set(d.account_id, {
-                used: d.used ?? d.max,
-                max: d.max,
-                period,
-                expires: Date.now() + CACHE_TTL_MS
-              })
-            }
+            else usage.set(d.account_id, { used: d.used ?? d.max, max: d.max, period, expires: Date.now() + CACHE_TTL_MS })
           }
-          const deliveries = json(row.deliveries).map((d) => ({
-            ...d,
-            webhook_secret_encrypted: byteaOf(d.webhook_secret_encrypted)
-          }))
-          return {
-            inserted: row.inserted,
-            quotaExceeded: row.refused,
-            unknownStatuses: json(row.unknown_statuses),
-            deliveries,
-            events: row.events
-          } satisfies PersistResult
+          return shares(plans, {
+            inserted: json(row!.inserted),
+            refused: row!.refused,
+            unknownStatuses: json(row!.unknown_statuses),
+            deliveries: json(row!.deliveries).map((d) => ({ ...d, webhook_secret_encrypted: byteaOf(d.webhook_secret_encrypted) })),
+            events: row!.events
+          })
         })
+      })
+
+    const queue = yield* Queue.unbounded<Queued>()
+    const complete = (items: ReadonlyArray<Queued>, results: ReadonlyArray<PersistResult>) =>
+      Effect.forEach(items, (item, n) => Deferred.succeed(item.done, results[n]!), { discard: true })
+    // A batch that fails is written again POST by POST, so one bad POST fails alone.
+    const writeGroup = (items: ReadonlyArray<Queued>): Effect.Effect<void> =>
+      write(items.map((q) => q.plan), false, items[0]!.inline).pipe(
+        Effect.flatMap((results) => complete(items, results)),
+        Effect.catchAllCause((cause) =>
+          items.length > 1
+            ? Effect.forEach(items, (item) => writeGroup([item]), { discard: true })
+            : Deferred.failCause(items[0]!.done, cause)
+        )
+      )
+    const writer = Queue.take(queue).pipe(
+      Effect.flatMap((first) => Effect.map(Queue.takeUpTo(queue, MAX_BATCH - 1), (rest) => [first, ...rest])),
+      Effect.flatMap((items) =>
+        Effect.forEach(groupsOf(items), writeGroup, { discard: true }).pipe(
+          Effect.ensuring(Effect.sync(() => items.forEach((q) => release(q.demand))))
+        )
+      ),
+      Effect.forever
+    )
+    yield* Effect.forkScoped(Effect.all(Array.from({ length: WRITERS }, () => writer), { concurrency: "unbounded", discard: true }))
+
+    /**
+     * Writes the plan in its POST's transaction and answers after commit. Far below
+     * the quota it queues for the next batch; near the cap (or with template and
+     * quality updates) it runs alone, consuming quota exactly.
+     */
+    const persist = (plan: InboundPlan, options: PersistOptions): Effect.Effect<PersistResult> =>
+      Effect.suspend(() => {
+        const demand = demandOf(plan)
+        if (!isBatchable(plan) || !reserve(demand, currentPeriod(new Date()))) {
+          return Effect.map(write([plan], true, options.inline), ([result]) => result!)
+        }
+        return Effect.flatMap(Deferred.make<PersistResult>(), (done) =>
+          Effect.zipRight(Queue.offer(queue, { plan, inline: options.inline, demand, done }), Deferred.await(done)))
       })
 
     return { persist, flushUsage: flush } as const
