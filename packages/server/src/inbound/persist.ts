@@ -432,8 +432,13 @@ const FLUSH_INTERVAL = Duration.millis(100)
 const CACHE_TTL_MS = 5_000
 const marginOf = (max: number) => Math.max(50, Math.ceil(max * 0.05))
 
-/** Statements of batched POSTs in flight at once (each takes whatever queued while the others ran). */
-const WRITERS = 4
+/**
+ * Statements of batched POSTs in flight at once: one runs while the next batch
+ * forms. More writers make smaller batches, which cost Postgres and this process
+ * more per message (measured: 4 writers 0.35 ms of Postgres CPU per message, 2
+ * writers 0.24 ms, at the same rate).
+ */
+const WRITERS = 2
 
 interface CachedUsage {
   used: number
