@@ -1,4 +1,4 @@
-import { HttpApp, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpRouter, HttpServerRequest } from "@effect/platform"
 import {
   ApiKeyAuth,
   CsrfRejected,
@@ -10,13 +10,14 @@ import {
   SESSION_COOKIE,
   Unauthorized
 } from "@platform/shared"
-import { Effect, Layer, Option, Redacted } from "effect"
+import { Context, Effect, Layer, Option, Redacted } from "effect"
 import { AppConfig } from "../config.js"
-import { ApiKeys } from "../domain/api-keys.js"
+import { ApiKeys, type KeyRecord } from "../domain/api-keys.js"
 import { Sessions } from "../domain/sessions.js"
+import { addResponseHeaders } from "../http/response-headers.js"
 import { isSameOriginRequest } from "./csrf.js"
 import { type RateDecision, RateLimiter } from "./rate-limiter.js"
-import { routeKey, routeTable } from "./route-table.js"
+import { routeKey, type RouteSecurity, routeTable } from "./route-table.js"
 
 const rateHeaders = (d: RateDecision): Record<string, string> => {
   const headers: Record<string, string> = {
@@ -43,33 +44,46 @@ export const ApiKeyAuthLive = Layer.effect(
     const sessions = yield* Sessions
     const config = yield* AppConfig
     const table = new Map(routeTable().map((r) => [routeKey(r.method, r.path), r]))
+    // Routes are built once, so their entries are memoized by identity (no key string per request).
+    const byRoute = new WeakMap<HttpRouter.Route<unknown, unknown>, RouteSecurity | undefined>()
+    const entryOf = (route: HttpRouter.Route<unknown, unknown>) => {
+      if (byRoute.has(route)) return byRoute.get(route)
+      const entry = table.get(routeKey(route.method, route.path))
+      byRoute.set(route, entry)
+      return entry
+    }
     const unauthorized = new Unauthorized()
 
-    // The hot path of every keyed request: plain flatMaps rather than generators, and
-    // nothing but the lookup can touch the database (and only on a cache miss).
-    const viaKey = (plaintext: string, scope: Scope): Effect.Effect<Principal, Unauthorized | RateLimited | MissingScope> =>
-      Effect.flatMap(keys.lookup(plaintext), (record): Effect.Effect<Principal, Unauthorized | RateLimited | MissingScope> => {
-        if (record === null || !record.is_active || (record.expires_at !== null && record.expires_at <= Date.now())) {
-          return Effect.fail(unauthorized)
-        }
-        return Effect.flatMap(limiter.consume(record.bucket, record.rate_limit_per_minute), (decision) => {
-          const headers = rateHeaders(decision)
-          const result: Effect.Effect<Principal, RateLimited | MissingScope> = !decision.allowed
-            ? Effect.fail(new RateLimited())
-            : Effect.suspend(() => {
-              keys.touch(record.id)
-              return record.scopes.includes(scope)
-                ? Effect.succeed(record.principal)
-                : Effect.fail(new MissingScope({ required_scope: scope }))
-            })
-          return Effect.zipRight(
-            HttpApp.appendPreResponseHandler((_request, response) =>
-              Effect.succeed(HttpServerResponse.setHeaders(response, headers))
-            ),
-            result
-          )
-        })
+    // The hot path of every keyed request: plain flatMaps rather than generators, a
+    // cached key costs no Effect of its own, and nothing but the lookup can touch the
+    // database (and only on a cache miss).
+    const admit = (
+      request: HttpServerRequest.HttpServerRequest,
+      record: KeyRecord | null,
+      scope: Scope
+    ): Effect.Effect<Principal, Unauthorized | RateLimited | MissingScope> => {
+      if (record === null || !record.is_active || (record.expires_at !== null && record.expires_at <= Date.now())) {
+        return Effect.fail(unauthorized)
+      }
+      return Effect.flatMap(limiter.consume(record.bucket, record.rate_limit_per_minute), (decision): Effect.Effect<
+        Principal,
+        RateLimited | MissingScope
+      > => {
+        addResponseHeaders(request, rateHeaders(decision))
+        if (!decision.allowed) return Effect.fail(new RateLimited())
+        keys.touch(record.id)
+        return record.scopes.includes(scope)
+          ? Effect.succeed(record.principal)
+          : Effect.fail(new MissingScope({ required_scope: scope }))
       })
+    }
+
+    const viaKey = (request: HttpServerRequest.HttpServerRequest, plaintext: string, scope: Scope) => {
+      const cached = keys.lookupCached(plaintext)
+      return cached !== undefined
+        ? admit(request, cached, scope)
+        : Effect.flatMap(keys.lookup(plaintext), (record) => admit(request, record, scope))
+    }
 
     const viaCookie = (request: HttpServerRequest.HttpServerRequest, token: string) =>
       Effect.gen(function*() {
@@ -86,22 +100,21 @@ export const ApiKeyAuthLive = Layer.effect(
 
     return {
       apiKey: (credential) =>
-        Effect.flatMap(HttpRouter.RouteContext, ({ route }): Effect.Effect<
+        Effect.contextWithEffect((context: Context.Context<HttpRouter.RouteContext | HttpServerRequest.HttpServerRequest>): Effect.Effect<
           Principal,
-          Unauthorized | RateLimited | MissingScope | CsrfRejected,
-          HttpServerRequest.HttpServerRequest
+          Unauthorized | RateLimited | MissingScope | CsrfRejected
         > => {
-          const entry = table.get(routeKey(route.method, route.path))
+          const { route } = Context.get(context, HttpRouter.RouteContext)
+          const entry = entryOf(route)
           if (entry === undefined || entry.scope === null) {
             return Effect.die(new Error(`route ${route.method} ${route.path} has no RequiredScope`))
           }
+          const request = Context.get(context, HttpServerRequest.HttpServerRequest)
           const plaintext = Redacted.value(credential)
-          if (plaintext.length > 0) return viaKey(plaintext, entry.scope)
+          if (plaintext.length > 0) return viaKey(request, plaintext, entry.scope)
           if (!entry.cookie) return Effect.fail(unauthorized)
-          return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-            const cookie = request.cookies[SESSION_COOKIE]
-            return cookie !== undefined && cookie.length > 0 ? viaCookie(request, cookie) : Effect.fail(unauthorized)
-          })
+          const cookie = request.cookies[SESSION_COOKIE]
+          return cookie !== undefined && cookie.length > 0 ? viaCookie(request, cookie) : Effect.fail(unauthorized)
         })
     }
   })

@@ -11,7 +11,7 @@ import {
   Scopes
 } from "@platform/shared"
 import { Effect, Schedule } from "effect"
-import { displayPrefix, generateApiKey, hashApiKey, looksLikeApiKey } from "../crypto/api-key-format.js"
+import { displayPrefix, generateApiKey, hashApiKey, hashApiKeyHex, looksLikeApiKey } from "../crypto/api-key-format.js"
 
 interface KeyRow {
   readonly id: number
@@ -125,16 +125,27 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("@platform/server/ApiKeys
       if (rows.length === 0) return yield* new NotFound({ message: "API key not found" })
     })
 
+    const fresh = (hex: string) => {
+      const hit = cache.get(hex)
+      return hit !== undefined && Date.now() - hit.at < (hit.record === null ? NEGATIVE_TTL_MS : CACHE_TTL_MS)
+        ? hit
+        : undefined
+    }
+
+    /**
+     * The cached answer for a plaintext without building an Effect (the hot path of every
+     * keyed request): the record, null for an unknown key, undefined when `lookup` must ask.
+     */
+    const lookupCached = (plaintext: string): KeyRecord | null | undefined =>
+      looksLikeApiKey(plaintext) ? fresh(hashApiKeyHex(plaintext))?.record : null
+
     /** The key record of a plaintext, or null when unknown. Validity (active, expiry) is the caller's check. */
     const lookup = (plaintext: string): Effect.Effect<KeyRecord | null> => {
       if (!looksLikeApiKey(plaintext)) return Effect.succeed(null)
-      const hash = hashApiKey(plaintext)
-      const hex = hash.toString("hex")
-      const now = Date.now()
-      const hit = cache.get(hex)
-      if (hit !== undefined && now - hit.at < (hit.record === null ? NEGATIVE_TTL_MS : CACHE_TTL_MS)) {
-        return Effect.succeed(hit.record)
-      }
+      const hex = hashApiKeyHex(plaintext)
+      const hit = fresh(hex)
+      if (hit !== undefined) return Effect.succeed(hit.record)
+      const hash = Buffer.from(hex, "hex")
       return sql<{
         id: number
         developer_account_id: number
@@ -190,6 +201,6 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("@platform/server/ApiKeys
     yield* Effect.addFinalizer(() => flush)
     yield* flush.pipe(Effect.repeat(Schedule.spaced(LAST_USED_FLUSH_MS)), Effect.forkScoped)
 
-    return { create, list, update, remove, lookup, touch, flush, invalidate } as const
+    return { create, list, update, remove, lookup, lookupCached, touch, flush, invalidate } as const
   })
 }) {}

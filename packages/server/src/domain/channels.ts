@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import {
-  type Channel,
+  Channel,
   type ChannelType,
   type ChannelWebhook,
   type ChannelWebhookUpdate,
@@ -13,7 +13,7 @@ import {
   PlanForbidden,
   ValidationFailed
 } from "@platform/shared"
-import { Effect, Redacted } from "effect"
+import { Effect, Redacted, Schema } from "effect"
 import { AppConfig } from "../config.js"
 import { randomToken } from "../crypto/api-key-format.js"
 import { Secrets } from "../crypto/secrets.js"
@@ -80,6 +80,16 @@ const isUniqueViolation = (error: unknown) =>
 
 const LIST_CACHE_MS = 2_000
 
+interface ListEntry {
+  readonly channels: ReadonlyArray<Channel>
+  readonly at: number
+  /** The v1 JSON body per `type` filter ("" for none), encoded on first use. */
+  readonly bodies: Map<string, Uint8Array>
+}
+
+const encodeList = Schema.encodeSync(Schema.Array(Channel))
+const utf8 = new TextEncoder()
+
 const alreadyConnected = () => new Conflict({ message: "this upstream identifier is already connected to a channel" })
 
 /** Raw-forward secrets: `whsec_` and 32 random bytes; the HMAC key is the whole string's UTF-8 bytes. */
@@ -107,10 +117,11 @@ export class Channels extends Effect.Service<Channels>()("@platform/server/Chann
 
     /*
      * The v1 list is read far more often than channels change, so it is cached per
-     * account for LIST_CACHE_MS: every change made here invalidates at once, a change
-     * made by another instance or another module is visible within that time.
+     * account for LIST_CACHE_MS, together with its encoded JSON bodies: every change
+     * made here invalidates at once, a change made by another instance or another
+     * module is visible within that time.
      */
-    const listCache = new Map<number, { readonly channels: ReadonlyArray<Channel>; readonly at: number }>()
+    const listCache = new Map<number, ListEntry>()
     const invalidate = (accountId: number) => {
       listCache.delete(accountId)
     }
@@ -118,17 +129,39 @@ export class Channels extends Effect.Service<Channels>()("@platform/server/Chann
     const filtered = (channels: ReadonlyArray<Channel>, type?: ChannelType) =>
       type === undefined ? channels : channels.filter((c) => c.type === type)
 
-    /** GET /platform/v1/channels: newest first, never token material. A hot path: no span, no query on a hit. */
-    const list = (accountId: number, type?: ChannelType): Effect.Effect<ReadonlyArray<Channel>> => {
+    const cached = (accountId: number): ListEntry | undefined => {
       const hit = listCache.get(accountId)
-      if (hit !== undefined && Date.now() - hit.at < LIST_CACHE_MS) return Effect.succeed(filtered(hit.channels, type))
+      return hit !== undefined && Date.now() - hit.at < LIST_CACHE_MS ? hit : undefined
+    }
+
+    const fill = (accountId: number): Effect.Effect<ListEntry> => {
       const at = Date.now()
       return Effect.map(rows(accountId), (found) => {
-        const channels = found.map(toChannel)
+        const entry: ListEntry = { channels: found.map(toChannel), at, bodies: new Map() }
         if (listCache.size >= 10_000) listCache.clear()
-        listCache.set(accountId, { channels, at })
-        return filtered(channels, type)
+        listCache.set(accountId, entry)
+        return entry
       })
+    }
+
+    // Encoded by the contract's own schema, so the bytes are what HttpApi would send.
+    const bodyOf = (entry: ListEntry, type?: ChannelType): Uint8Array => {
+      const key = type ?? ""
+      let body = entry.bodies.get(key)
+      if (body === undefined) {
+        body = utf8.encode(JSON.stringify(encodeList(filtered(entry.channels, type))))
+        entry.bodies.set(key, body)
+      }
+      return body
+    }
+
+    /**
+     * GET /platform/v1/channels as its JSON body (UTF-8): newest first, never token
+     * material. A hot path: no span, no query on a hit, one encode per cache fill and filter.
+     */
+    const listJson = (accountId: number, type?: ChannelType): Effect.Effect<Uint8Array> => {
+      const hit = cached(accountId)
+      return hit !== undefined ? Effect.succeed(bodyOf(hit, type)) : Effect.map(fill(accountId), (entry) => bodyOf(entry, type))
     }
 
     /** PATCH /platform/v1/channels/{id}/inbound: the kill-switch, for both channel kinds. */
@@ -340,6 +373,6 @@ export class Channels extends Effect.Service<Channels>()("@platform/server/Chann
       }
     )
 
-    return { list, invalidate, setInbound, listDashboard, connectChat, connectSocial, disconnect, configureWebhook } as const
+    return { listJson, invalidate, setInbound, listDashboard, connectChat, connectSocial, disconnect, configureWebhook } as const
   })
 }) {}

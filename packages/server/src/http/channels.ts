@@ -1,13 +1,27 @@
-import { HttpApiBuilder } from "@effect/platform"
+import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { CurrentPrincipal, PlatformApi } from "@platform/shared"
 import { Effect } from "effect"
 import { Channels } from "../domain/channels.js"
+
+// One response per cached body: the list route is hot and its body changes only when
+// the channel-list cache refills, so neither the schema encode nor the response is
+// rebuilt per request. Responses are immutable; headers added later make copies.
+const responses = new WeakMap<Uint8Array, HttpServerResponse.HttpServerResponse>()
+const responseOf = (body: Uint8Array) => {
+  let response = responses.get(body)
+  if (response === undefined) {
+    response = HttpServerResponse.uint8Array(body, { contentType: "application/json" })
+    responses.set(body, response)
+  }
+  return response
+}
 
 export const ChannelsLive = HttpApiBuilder.group(PlatformApi, "channels", (handlers) =>
   Effect.gen(function*() {
     const channels = yield* Channels
     return handlers
-      .handle("list", ({ urlParams }) => Effect.flatMap(CurrentPrincipal, (p) => channels.list(p.account_id, urlParams.type)))
+      .handleRaw("list", ({ urlParams }) =>
+        Effect.flatMap(CurrentPrincipal, (p) => Effect.map(channels.listJson(p.account_id, urlParams.type), responseOf)))
       .handle("setInbound", ({ path, payload }) =>
         Effect.flatMap(CurrentPrincipal, (p) => channels.setInbound(p.account_id, path.channel_id, payload.enabled)))
   }))

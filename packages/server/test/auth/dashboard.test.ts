@@ -299,6 +299,45 @@ describe("dashboard", () => {
         expect(events.map((e) => e.envelope.data.channel_type)).toEqual(["chat", "social"])
       }))
 
+    it.effect("the v1 list and each ?type= filter reflect connect, kill-switch and disconnect at once (cached bodies are invalidated)", () =>
+      Effect.gen(function*() {
+        const dev = yield* signup()
+        yield* setPlan(dev, "lite")
+        const { key } = yield* createKey(dev)
+        const ids = (path: string) =>
+          Effect.map(request("GET", path, { key }), (reply) => {
+            expect(reply.status).toBe(200)
+            expect(reply.headers.get("content-type")).toBe("application/json")
+            expect(reply.headers.get("x-ratelimit-limit")).not.toBeNull()
+            expect(reply.headers.get("x-request-id")).toMatch(/^req_/)
+            return reply.body.map((c: { channel_id: number; status: string; inbound_enabled: boolean }) =>
+              [c.channel_id, c.status, c.inbound_enabled]
+            )
+          })
+        const all = "/platform/v1/channels"
+        const chats = "/platform/v1/channels?type=chat"
+        const socials = "/platform/v1/channels?type=social"
+        expect([yield* ids(all), yield* ids(chats), yield* ids(socials)]).toEqual([[], [], []])
+
+        const chat = (yield* connectChat(dev)).body.channel_id
+        expect([yield* ids(all), yield* ids(chats), yield* ids(socials)]).toEqual([
+          [[chat, "active", true]],
+          [[chat, "active", true]],
+          []
+        ])
+
+        const off = yield* request("PATCH", `/platform/v1/channels/${chat}/inbound`, { key, body: { enabled: false } })
+        expect(off.status).toBe(200)
+        expect([yield* ids(all), yield* ids(chats)]).toEqual([[[chat, "active", false]], [[chat, "active", false]]])
+
+        expect((yield* request("DELETE", `${D}/channels/${chat}`, { cookie: dev.cookie })).status).toBe(204)
+        expect([yield* ids(all), yield* ids(chats)]).toEqual([[[chat, "disconnected", false]], [[chat, "disconnected", false]]])
+
+        const again = (yield* connectChat(dev)).body.channel_id
+        expect(yield* ids(all)).toEqual([[again, "active", true], [chat, "disconnected", false]])
+        expect(yield* ids(socials)).toEqual([])
+      }))
+
     it.effect("an upstream identifier already connected is 409 and writes no event (same transaction)", () =>
       Effect.gen(function*() {
         const a = yield* signup()
