@@ -17,7 +17,7 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { freePort, query, waitFor } from "./support.js"
+import { freePort, query, SERVER_NODE_FLAGS, waitFor } from "./support.js"
 
 const here = dirname(fileURLToPath(import.meta.url))
 const serverDir = join(here, "..")
@@ -69,7 +69,7 @@ const main = async () => {
   let bare: ChildProcess | undefined
   try {
     const [port, barePort] = [await freePort(), await freePort()]
-    server = spawn(process.execPath, ["--import", "tsx", join(serverDir, "src/main.ts")], {
+    server = spawn(process.execPath, [...SERVER_NODE_FLAGS, "--import", "tsx", join(serverDir, "src/main.ts")], {
       cwd: serverDir,
       env: {
         ...process.env,

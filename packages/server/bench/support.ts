@@ -1,6 +1,9 @@
 import { createServer } from "node:http"
 import pg from "pg"
 
+/** The Node flags the start scripts launch the server with (see the server README). */
+export const SERVER_NODE_FLAGS = ["--max-semi-space-size=32"]
+
 /** Runs one statement on its own connection (scratch databases, fixtures). */
 export const query = async (url: string, text: string, values: Array<unknown> = []) => {
   const client = new pg.Client({ connectionString: url })
