@@ -10,12 +10,16 @@
  *
  * Goals: D/E >= 0.4, D >= 2,000 ev/s, p99 <= 100 ms, O >= 0.85 x D.
  * Env: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test; a scratch database is
- * created beside it and dropped), BENCH_EVENTS (20000), BENCH_SECONDS (10, latency phase).
+ * created beside it and dropped), BENCH_EVENTS (20000), BENCH_SECONDS (10, latency phase);
+ * diagnostics: BENCH_STAGES=1 (latency by stage), BENCH_SQL_STATS=1 (pg_stat_statements of the
+ * D run), BENCH_CPU_PROFILE=<file.cpuprofile> (this process's CPU profile of the D run).
  */
 import { SqlClient } from "@effect/sql"
 import { API_VERSION } from "@platform/shared"
 import { Duration, Effect, Layer } from "effect"
 import { spawn } from "node:child_process"
+import { readFile, writeFile } from "node:fs/promises"
+import { Session } from "node:inspector/promises"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import pg from "pg"
@@ -27,6 +31,7 @@ import { newSubscriptionSecret } from "../src/delivery/signer.js"
 import { DeliveryWakeup } from "../src/delivery/wakeup.js"
 import { newEventId } from "../src/domain/events.js"
 import { DeliveryEngineLive, deliveryWorkers } from "../src/workers/delivery-workers.js"
+import { query } from "./support.js"
 
 const here = dirname(fileURLToPath(import.meta.url))
 const databaseUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test"
@@ -45,16 +50,44 @@ const admin = async (sql: string) => {
 }
 
 const startReceiver = () =>
-  new Promise<{ url: string; stop: () => void }>((resolve, reject) => {
+  new Promise<{ url: string; pid: number; stop: () => void }>((resolve, reject) => {
     const child = spawn(process.execPath, ["--import", "tsx", join(here, "echo-receiver.ts")], {
       stdio: ["ignore", "pipe", "inherit"]
     })
     child.once("error", reject)
     child.stdout.once("data", (chunk: Buffer) => {
       const port = Number(chunk.toString().trim())
-      resolve({ url: `http://127.0.0.1:${port}`, stop: () => child.kill() })
+      resolve({ url: `http://127.0.0.1:${port}`, pid: child.pid ?? 0, stop: () => child.kill() })
     })
   })
+
+const inspector = new Session()
+const startProfile = async () => {
+  inspector.connect()
+  await inspector.post("Profiler.enable")
+  await inspector.post("Profiler.start")
+}
+const stopProfile = async (path: string) => {
+  const { profile } = await inspector.post("Profiler.stop")
+  await writeFile(path, JSON.stringify(profile))
+  inspector.disconnect()
+}
+
+/** CPU seconds a process has used so far (0 once it is gone). */
+const cpuOf = async (pid: number) => {
+  try {
+    const fields = (await readFile(`/proc/${pid}/stat`, "utf8")).replace(/^.*\) /, "").split(" ")
+    return (Number(fields[11]) + Number(fields[12])) / 100
+  } catch {
+    return 0
+  }
+}
+
+/** CPU seconds of the whole machine so far (every core, not idle). */
+const machineCpu = async () => {
+  const cpu = (await readFile("/proc/stat", "utf8")).split("\n")[0]!.trim().split(/\s+/).slice(1).map(Number)
+  return (cpu.reduce((a, b) => a + b, 0) - cpu[3]! - cpu[4]!) / 100
+}
 
 const percentile = (sorted: ReadonlyArray<number>, p: number) =>
   sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!
@@ -135,13 +168,23 @@ const main = Effect.gen(function*() {
   const delivered = sql<{ n: number }>`select count(*)::int as n from webhook_deliveries where status = 'delivered'`.pipe(
     Effect.map(([r]) => r!.n)
   )
+  // While the engine runs, the poll asks the receiver how many POSTs arrived; only then
+  // the database for the recorded count (a count of delivered rows scans the whole
+  // table: polled every 20 ms it took most of a core of Postgres away from the engine).
+  const arrived = Effect.promise(async () => Number(await (await fetch(`${receiver.url}/count`)).text()))
+  /** Waits until `expected` more deliveries are recorded as delivered. */
+  const settle = (before: number, expected: number) =>
+    Effect.gen(function*() {
+      while ((yield* arrived) < expected) yield* Effect.sleep(Duration.millis(20))
+      while ((yield* delivered) - before < expected) yield* Effect.sleep(Duration.millis(20))
+    })
 
   const throughput = (peerOf: (i: number) => string | null) =>
     Effect.gen(function*() {
       const before = yield* delivered
       const started = Date.now()
       for (let i = 0; i < EVENTS; i += 500) yield* insertEvents(Math.min(500, EVENTS - i), (k) => peerOf(i + k))
-      while ((yield* delivered) - before < EVENTS) yield* Effect.sleep(Duration.millis(20))
+      yield* settle(before, EVENTS)
       const rate = EVENTS / ((Date.now() - started) / 1000)
       yield* receipts
       return rate
@@ -149,7 +192,40 @@ const main = Effect.gen(function*() {
 
   // (b) D: unordered (no conversation peer), one subscription.
   yield* throughput(() => null) // warm-up
+  if (process.env.BENCH_SQL_STATS) yield* sql`select pg_stat_statements_reset()`
+  const profile = process.env.BENCH_CPU_PROFILE
+  if (profile) yield* Effect.promise(() => startProfile())
+  // Where the CPU goes, per event: this process, the receiver, the Postgres backends of
+  // the scratch database (other engineers' load on the machine shows in "machine" only).
+  const backends = (yield* sql<{ pid: number }>`select pid from pg_stat_activity where datname = current_database()`)
+    .map((r) => r.pid)
+  const cpuNow = Effect.promise(async () => {
+    let postgres = 0
+    for (const pid of backends) postgres += await cpuOf(pid)
+    return { bench: await cpuOf(process.pid), receiver: await cpuOf(receiver.pid), postgres, machine: await machineCpu() }
+  })
+  const cpuBefore = yield* cpuNow
   const D = yield* throughput(() => null)
+  const cpuAfter = yield* cpuNow
+  if (profile) yield* Effect.promise(() => stopProfile(profile))
+  if (process.env.BENCH_STAGES) {
+    const perEvent = (k: keyof typeof cpuAfter) => `${Math.round(((cpuAfter[k] - cpuBefore[k]) / EVENTS) * 1e6)} µs`
+    console.log("CPU per event during D:", {
+      bench: perEvent("bench"),
+      receiver: perEvent("receiver"),
+      postgres: perEvent("postgres"),
+      machine: perEvent("machine")
+    })
+  }
+  if (process.env.BENCH_SQL_STATS) {
+    const statements = yield* sql<Record<string, unknown>>`
+      select calls, round(total_plan_time::numeric, 1) as plan_ms, round(total_exec_time::numeric, 1) as ms, rows,
+             shared_blks_hit as hit, shared_blks_read as read, wal_records, left(regexp_replace(query, '[[:space:]]+', ' ', 'g'), 80) as query
+      from pg_stat_statements where dbid = (select oid from pg_database where datname = current_database())
+      order by total_exec_time desc limit 15`
+    console.log(`statements during D (${EVENTS} events)`)
+    console.table(statements)
+  }
 
   // (c) latency at 50 % of D: small batches every 10 ms, commit -> receipt.
   const rate = D / 2
@@ -171,7 +247,7 @@ const main = Effect.gen(function*() {
     const wait = start + (t + 1) * 10 - Date.now()
     if (wait > 0) yield* Effect.sleep(Duration.millis(wait))
   }
-  while ((yield* delivered) - before < sent) yield* Effect.sleep(Duration.millis(20))
+  yield* settle(before, sent)
   const latencies = (yield* receipts).filter(([id]) => committed.has(id)).map(([id, at]) => at - committed.get(id)!)
     .sort((a, b) => a - b)
 
@@ -209,6 +285,14 @@ const program = Effect.gen(function*() {
     () => Effect.promise(() => admin(`drop database if exists ${scratch} with (force)`).catch(() => undefined))
   )
   const connection = { ...parseDatabaseUrl(databaseUrl), database: scratch }
+  if (process.env.BENCH_SQL_STATS) {
+    const url = new URL(databaseUrl)
+    url.pathname = `/${scratch}`
+    yield* Effect.promise(() =>
+      query(url.href, `create extension if not exists pg_stat_statements;
+        alter database ${scratch} set pg_stat_statements.track_planning = on`)
+    )
+  }
   const Database = Layer.effectDiscard(migrate).pipe(Layer.provideMerge(pgLayer(connection, 24)))
   const Engine = DeliveryEngineLive.pipe(
     Layer.provideMerge(Database),

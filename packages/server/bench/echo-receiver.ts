@@ -1,12 +1,18 @@
 /**
  * The benchmark's echo receiver, in its own process: answers every POST 200 and
  * remembers when each X-Platform-Event-Id arrived (GET /receipts hands them over
- * and forgets them). Prints its port on stdout once listening.
+ * and forgets them; GET /count tells how many it holds). Prints its port on
+ * stdout once listening.
  */
 import { createServer } from "node:http"
 
 let receipts: Array<[string, number]> = []
 const server = createServer((req, res) => {
+  if (req.method === "GET" && req.url === "/count") {
+    res.writeHead(200, { "content-type": "text/plain" })
+    res.end(String(receipts.length))
+    return
+  }
   if (req.method === "GET" && req.url === "/receipts") {
     const body = JSON.stringify(receipts)
     receipts = []
