@@ -1,10 +1,10 @@
+import { mockApi, type Reply } from "@platform/test-support/mock-api"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { cli } from "./support/cli.js"
 import * as f from "./support/fixtures.js"
-import { mockApi, type Reply } from "./support/mock-api.js"
 
 const api = mockApi()
 const subs = "/platform/v1/webhooks/subscriptions"

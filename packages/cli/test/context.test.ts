@@ -1,9 +1,9 @@
+import { mockApi } from "@platform/test-support/mock-api"
 import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { cli, configHome } from "./support/cli.js"
 import * as f from "./support/fixtures.js"
-import { mockApi } from "./support/mock-api.js"
 
 const api = mockApi()
 

@@ -1,9 +1,9 @@
+import { hasEvent, startRealServer, startReceiver, within, type RealServer, type Receiver } from "@platform/test-support/real-server"
 import { verify, verifyAndParse, verifyStandard } from "@platform/webhook-verify"
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { hasEvent, startRealServer, startReceiver, within, type RealServer, type Receiver } from "../../sdk/test/support/real-server.js"
 import { cli, configHome } from "./support/cli.js"
 
 // One real server and one loopback receiver for the whole file (the helper is shared with the SDK's e2e tests).

@@ -1,8 +1,8 @@
+import { mockApi } from "@platform/test-support/mock-api"
 import { createServer } from "node:net"
 import { describe, expect, it } from "vitest"
 import { cli } from "./support/cli.js"
 import * as f from "./support/fixtures.js"
-import { mockApi } from "./support/mock-api.js"
 
 const api = mockApi()
 const issue = { loc: ["body", "to"], msg: "must not be empty", type: "value_error", input: "", ctx: {} }

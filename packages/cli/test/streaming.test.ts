@@ -1,10 +1,10 @@
+import { mockApi } from "@platform/test-support/mock-api"
 import { verify, verifyAndParse, verifyStandard } from "@platform/webhook-verify"
 import { createServer, type IncomingHttpHeaders } from "node:http"
 import type { AddressInfo } from "node:net"
 import { afterEach, describe, expect, it } from "vitest"
 import { cli, configHome } from "./support/cli.js"
 import * as f from "./support/fixtures.js"
-import { mockApi } from "./support/mock-api.js"
 
 const api = mockApi()
 const sse = (e: { id: string; event: string }) => `id: ${e.id}\nevent: ${e.event}\ndata: ${JSON.stringify(e)}\n\n`

@@ -1,3 +1,4 @@
+import { hasEvent, startRealServer, startReceiver, within, type RealServer, type Receiver } from "@platform/test-support/real-server"
 import { verify, verifyAndParse, verifyStandard } from "@platform/webhook-verify"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import {
@@ -10,7 +11,6 @@ import {
   type EventDelivery,
   type WebhookSubscription
 } from "../src/index.js"
-import { hasEvent, startRealServer, startReceiver, within, type RealServer, type Receiver } from "./support/real-server.js"
 
 // One real server (and one loopback webhook receiver) for the whole file.
 let server: RealServer

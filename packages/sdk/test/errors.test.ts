@@ -1,3 +1,4 @@
+import { BASE_URL, mockApi } from "@platform/test-support/mock-api"
 import { describe, expect, it } from "vitest"
 import {
   APIConnectionError,
@@ -16,7 +17,6 @@ import {
   UpstreamError,
   ValidationError
 } from "../src/index.js"
-import { BASE_URL, mockApi } from "./support/mock-api.js"
 
 const api = mockApi()
 const client = () => new Platform({ apiKey: "pk_test_key", baseUrl: BASE_URL, maxRetries: 0 })

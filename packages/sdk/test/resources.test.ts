@@ -11,14 +11,14 @@ import {
   SendResult,
   WebhookSubscription
 } from "@platform/shared"
+import * as f from "@platform/test-support/fixtures"
+import { BASE_URL, mockApi, type Reply } from "@platform/test-support/mock-api"
 import { Schema } from "effect"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { Platform } from "../src/index.js"
-import * as f from "./support/fixtures.js"
-import { BASE_URL, mockApi, type Reply } from "./support/mock-api.js"
 
 const api = mockApi()
 const client = () => new Platform({ apiKey: "pk_test_key", baseUrl: BASE_URL, maxRetries: 0 })
@@ -283,7 +283,7 @@ describe("resource methods", () => {
     const call = api.calls[0]!
     expect(call.method).toBe(c.method)
     expect(call.path).toBe(c.path)
-    expect(Object.fromEntries(call.query)).toEqual(c.query ?? {})
+    expect(call.query).toEqual(c.query ?? {})
     if ("body" in c) expect(call.body).toEqual(c.body)
     expect(call.headers.get("x-api-key")).toBe("pk_test_key")
     expect(call.headers.get("accept")).toBe("application/json")
@@ -371,7 +371,7 @@ describe("events.stream", () => {
     }
     expect(seen).toEqual([f.envelope, second])
     const call = api.calls[0]!
-    expect(Object.fromEntries(call.query)).toEqual({ event_types: "message.sent,message.read", channel_id: "7" })
+    expect(call.query).toEqual({ event_types: "message.sent,message.read", channel_id: "7" })
     expect(call.headers.get("accept")).toBe("text/event-stream")
     expect(call.headers.get("last-event-id")).toBeNull()
   })

@@ -1,9 +1,9 @@
 import { CLIENT_BACKOFF_JITTER, CLIENT_BACKOFF_SECONDS, TEMPLATE_QUOTA_PREFIX } from "@platform/shared"
+import * as f from "@platform/test-support/fixtures"
+import { BASE_URL, mockApi, type Reply } from "@platform/test-support/mock-api"
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest"
 import { BACKOFF_JITTER, BACKOFF_SECONDS, retryDelayMs, timers } from "../src/core/request.js"
 import { Platform } from "../src/index.js"
-import * as f from "./support/fixtures.js"
-import { BASE_URL, mockApi, type Reply } from "./support/mock-api.js"
 
 const api = mockApi()
 let slept: number[] = []

@@ -1,4 +1,4 @@
-/** Wire bodies as the server sends them (each checked against its @platform/shared schema in the tests). */
+/** Wire bodies as the server sends them (each checked against its @platform/shared schema in packages/sdk/test/resources.test.ts). */
 export const sendResult = { channel_id: 7, message_id: "wamid.HBgLMTU1NTAwMDAwMDAVAgARGBI", type: "text" }
 export const markReadResult = { message_id: "wamid.inbound1", status: "read" }
 export const mediaUpload = { channel_id: 7, media_id: "1234567890" }

@@ -6,16 +6,20 @@ import { afterAll, afterEach, beforeAll } from "vitest"
 export interface RecordedCall {
   readonly method: string
   readonly path: string
-  readonly query: URLSearchParams
+  /** The query string as a plain object (compare it with `toEqual`). */
+  readonly query: Record<string, string>
   readonly headers: Headers
   /** Parsed JSON, a FormData for multipart, the text otherwise, undefined without a body. */
   readonly body: unknown
 }
 
-/** A scripted answer: a JSON body with status and headers, an SSE stream, or a dropped connection. */
+/**
+ * A scripted answer: a JSON body with status and headers, an SSE stream (kept open until
+ * the client aborts when `hold`, closed after its chunks otherwise), or a dropped connection.
+ */
 export type Reply =
   | { readonly status?: number; readonly json?: unknown; readonly headers?: Record<string, string> }
-  | { readonly sse: ReadonlyArray<string>; readonly status?: number; readonly headers?: Record<string, string> }
+  | { readonly sse: ReadonlyArray<string>; readonly hold?: boolean; readonly status?: number; readonly headers?: Record<string, string> }
   | { readonly network: true }
 
 export const BASE_URL = "http://api.test"
@@ -29,14 +33,15 @@ const readBody = async (request: Request): Promise<unknown> => {
   return type.includes("json") ? JSON.parse(text) : text
 }
 
-const toResponse = (reply: Reply): Response => {
+const toResponse = (reply: Reply, request: Request): Response => {
   if ("network" in reply) return HttpResponse.error()
   if ("sse" in reply) {
     const encoder = new TextEncoder()
     const stream = new ReadableStream<Uint8Array>({
       start(controller) {
         for (const chunk of reply.sse) controller.enqueue(encoder.encode(chunk))
-        controller.close()
+        if (reply.hold) request.signal.addEventListener("abort", () => controller.close())
+        else controller.close()
       }
     })
     return new HttpResponse(stream, {
@@ -50,14 +55,15 @@ const toResponse = (reply: Reply): Response => {
 }
 
 /**
- * An msw server that records every call and answers each route per call number: the
- * n-th call to a route gets `replies[n]` (the last reply repeats), which makes retry
- * tests a list of answers.
+ * An msw server for `BASE_URL` that records every call and answers each route per call
+ * number: the n-th call to a route gets `replies[n]` (the last reply repeats), which
+ * makes retry tests a list of answers. Call it at the top of a test file: it registers
+ * the vitest hooks that start it, reset it after each test and close it.
  */
 export const mockApi = () => {
   const server = setupServer()
   const calls: RecordedCall[] = []
-    // Loopback requests pass through to real sockets (refused connections, end-to-end servers).
+  // Loopback requests pass through to real sockets (refused connections, end-to-end servers).
   beforeAll(() =>
     server.listen({
       onUnhandledRequest: (request, print) => {
@@ -79,12 +85,12 @@ export const mockApi = () => {
         calls.push({
           method: request.method,
           path: url.pathname,
-          query: url.searchParams,
+          query: Object.fromEntries(url.searchParams),
           headers: request.headers,
           body: await readBody(request)
         })
         const reply = replies[Math.min(n++, replies.length - 1)]!
-        return toResponse(reply)
+        return toResponse(reply, request)
       })
     )
   }
