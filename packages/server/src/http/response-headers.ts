@@ -1,6 +1,12 @@
 import type { HttpServerRequest } from "@effect/platform"
 
-const pending = new WeakMap<HttpServerRequest.HttpServerRequest, Readonly<Record<string, string>>>()
+/*
+ * Kept on the request object itself (as the platform keeps its own "handled" mark):
+ * it lives exactly as long as the request, and costs no WeakMap entry per request.
+ */
+const slot = Symbol.for("@platform/server/ResponseHeaders")
+
+type WithSlot = HttpServerRequest.HttpServerRequest & { [slot]?: Readonly<Record<string, string>> }
 
 /**
  * Headers that must go on whatever response a request ends up with (its handler's, an
@@ -12,11 +18,11 @@ export const addResponseHeaders = (
   request: HttpServerRequest.HttpServerRequest,
   headers: Readonly<Record<string, string>>
 ): void => {
-  const before = pending.get(request)
-  pending.set(request, before === undefined ? headers : { ...before, ...headers })
+  const before = (request as WithSlot)[slot]
+  ;(request as WithSlot)[slot] = before === undefined ? headers : { ...before, ...headers }
 }
 
 /** The headers added for `request` so far (undefined when none). */
 export const responseHeadersOf = (
   request: HttpServerRequest.HttpServerRequest
-): Readonly<Record<string, string>> | undefined => pending.get(request)
+): Readonly<Record<string, string>> | undefined => (request as WithSlot)[slot]
