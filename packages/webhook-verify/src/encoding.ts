@@ -41,22 +41,13 @@ export function bytesToHex(bytes: Uint8Array): string {
   return out
 }
 
-const HEX_VALUE = new Int8Array(128).fill(-1)
-for (let i = 0; i < 16; i++) HEX_VALUE[HEX.charCodeAt(i)] = i
-
-/** Decodes lowercase hex, or returns null if the string is not lowercase hex of even length. */
-export function hexToBytes(hex: string): Uint8Array | null {
-  if (hex.length % 2 !== 0) return null
-  const out = new Uint8Array(hex.length / 2)
-  for (let i = 0; i < out.length; i++) {
-    const hi = hex.charCodeAt(2 * i)
-    const lo = hex.charCodeAt(2 * i + 1)
-    const h = hi < 128 ? HEX_VALUE[hi]! : -1
-    const l = lo < 128 ? HEX_VALUE[lo]! : -1
-    if (h < 0 || l < 0) return null
-    out[i] = (h << 4) | l
+/** Whether `text` from `start` to its end is lowercase hex digits only (`0-9a-f`). */
+export function isLowerHex(text: string, start: number): boolean {
+  for (let i = start; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (!((c >= 48 && c <= 57) || (c >= 97 && c <= 102))) return false
   }
-  return out
+  return true
 }
 
 /** Decodes standard base64, or returns null when it is not valid base64. */
@@ -78,6 +69,15 @@ export function bytesToBase64(bytes: Uint8Array): string {
   let binary = ""
   for (let i = 0; i < bytes.length; i++) binary += String.fromCharCode(bytes[i]!)
   return btoa(binary)
+}
+
+/** Compares `a` from `offset` to its end with all of `b`, in time that depends only on their lengths (no early exit on a difference). */
+export function timingSafeEqualText(a: string, offset: number, b: string): boolean {
+  const length = b.length
+  if (a.length - offset !== length) return false
+  let diff = 0
+  for (let i = 0; i < length; i++) diff |= a.charCodeAt(offset + i) ^ b.charCodeAt(i)
+  return diff === 0
 }
 
 /** Compares two byte arrays in time that depends only on their lengths. */

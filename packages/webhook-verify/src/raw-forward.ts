@@ -38,6 +38,6 @@ export async function verifyRawForward(
       "the delivery has no X-Platform-Signature: the channel has no webhook_secret (set one, or pass null to accept unsigned deliveries)"
     )
   }
-  const result = await verifySignature([secret], rawBody, signatureHeader)
+  const result = await verifySignature(secret, rawBody, signatureHeader)
   return result.ok ? { ok: true, signed: true } : result
 }

@@ -2,7 +2,7 @@ import { hmacSha256, standardKey } from "./crypto.js"
 import { base64ToBytes, timingSafeEqual, toBytes } from "./encoding.js"
 import { assertRawBody, failure, misuse, type RawBody, type VerifyFailure } from "./errors.js"
 import { getHeader, type HeadersLike } from "./headers.js"
-import { checkSecrets } from "./verify.js"
+import { checkSecrets, type Secrets } from "./verify.js"
 
 /** Why a Standard Webhooks check failed. */
 export type StandardFailureReason =
@@ -38,7 +38,7 @@ export interface VerifyStandardOptions {
 
 /** Core of `verifyStandard`, synchronous whenever the crypto backend is. */
 export function verifyStandardSignature(
-  secrets: ReadonlyArray<string>,
+  secrets: Secrets,
   rawBody: RawBody,
   headers: HeadersLike,
   options: VerifyStandardOptions,
@@ -46,7 +46,7 @@ export function verifyStandardSignature(
 ): StandardResult | Promise<StandardResult> {
   const tolerance = options.toleranceSeconds ?? 300
   if (!(tolerance >= 0)) throw misuse(`${fn}() needs toleranceSeconds >= 0`)
-  const keys = secrets.map((secret) => standardKey(secret, fn))
+  const keys = typeof secrets === "string" ? [standardKey(secrets, fn)] : secrets.map((secret) => standardKey(secret, fn))
   const id = getHeader(headers, "webhook-id")
   const timestampHeader = getHeader(headers, "webhook-timestamp")
   const signatureHeader = getHeader(headers, "webhook-signature")

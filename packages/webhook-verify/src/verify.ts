@@ -1,5 +1,5 @@
-import { hmacSha256, platformKey } from "./crypto.js"
-import { hexToBytes, timingSafeEqual, toBytes } from "./encoding.js"
+import { hmacSha256Hex, platformKey } from "./crypto.js"
+import { isLowerHex, timingSafeEqualText, toBytes } from "./encoding.js"
 import { assertRawBody, assertSecret, failure, misuse, type RawBody, type VerifyFailure } from "./errors.js"
 
 /** Why an `X-Platform-Signature` check failed. */
@@ -22,7 +22,15 @@ export const SIGNATURE_HEADER = "x-platform-signature"
 const PREFIX = "sha256="
 const SIGNATURE_LENGTH = PREFIX.length + 64
 
-function parseHeader(header: unknown): Uint8Array | VerifyFailure<SignatureFailureReason> {
+/** One secret, or several (current first) during rotation. */
+export type Secrets = string | ReadonlyArray<string>
+
+/**
+ * Checks the header's prefix and length; undefined when it is `sha256=` and 64 more characters. Whether those are
+ * lowercase hex is only checked once a digest did not match (see `verifyFrom`): a digest is lowercase hex, so a
+ * header that matches one is well-formed, and the happy path skips a second pass over the digits.
+ */
+function headerProblem(header: unknown): VerifyFailure<SignatureFailureReason> | undefined {
   if (header === undefined || header === null || header === "") {
     return failure("missing_signature", "the X-Platform-Signature header is missing")
   }
@@ -35,43 +43,55 @@ function parseHeader(header: unknown): Uint8Array | VerifyFailure<SignatureFailu
   if (header.length !== SIGNATURE_LENGTH) {
     return failure("malformed_signature", 'the X-Platform-Signature header must be "sha256=" followed by 64 hex characters')
   }
-  const expected = hexToBytes(header.slice(PREFIX.length))
-  if (expected === null) {
-    return failure("malformed_signature", "the X-Platform-Signature hex digest must be lowercase hex")
-  }
-  return expected
+  return undefined
 }
+
+const NOT_LOWER_HEX = failure("malformed_signature", "the X-Platform-Signature hex digest must be lowercase hex")
 
 const MISMATCH = failure(
   "signature_mismatch",
   "the signature does not match the body: check the secret and that the body is the exact raw bytes received (not re-serialized JSON)"
 )
 
-/** Core of `verify`/`verifyWithFallback`: synchronous whenever the crypto backend is. */
-export function verifySignature(
-  secrets: ReadonlyArray<string>,
-  rawBody: RawBody,
-  header: string | null | undefined
-): SignatureResult | Promise<SignatureResult> {
-  const expected = parseHeader(header)
-  if (!(expected instanceof Uint8Array)) return expected
-  const body = typeof rawBody === "string" || rawBody instanceof Uint8Array ? rawBody : toBytes(rawBody)
-  const check = (index: number): SignatureResult | Promise<SignatureResult> => {
-    if (index >= secrets.length) return MISMATCH
-    const digest = hmacSha256(platformKey(secrets[index]!), [body])
-    if (digest instanceof Uint8Array) {
-      return timingSafeEqual(digest, expected) ? { ok: true, secretIndex: index } : check(index + 1)
-    }
-    return digest.then((d) => (timingSafeEqual(d, expected) ? { ok: true, secretIndex: index } : check(index + 1)))
+/**
+ * Tries the secrets from `index` on: the MAC is computed as lowercase hex and compared with the header's hex digits
+ * in constant time, so nothing is decoded or allocated besides the digest string. Stays synchronous while the
+ * backend is (node:crypto); with WebCrypto the remaining secrets are tried after each digest resolves.
+ */
+function verifyFrom(secrets: Secrets, index: number, body: string | Uint8Array, header: string): SignatureResult | Promise<SignatureResult> {
+  const count = typeof secrets === "string" ? 1 : secrets.length
+  for (; index < count; index++) {
+    const digest = hmacSha256Hex(platformKey(typeof secrets === "string" ? secrets : secrets[index]!), body)
+    if (typeof digest !== "string") return digest.then((hex) => settle(secrets, index, body, header, hex))
+    if (timingSafeEqualText(header, PREFIX.length, digest)) return { ok: true, secretIndex: index }
+    if (index === 0 && !isLowerHex(header, PREFIX.length)) return NOT_LOWER_HEX
   }
-  return check(0)
+  return MISMATCH
 }
 
-/** Validates the arguments shared by the verify functions and returns the secret list. */
-export function checkSecrets(secrets: unknown, fn: string): ReadonlyArray<string> {
+function settle(secrets: Secrets, index: number, body: string | Uint8Array, header: string, hex: string): SignatureResult | Promise<SignatureResult> {
+  if (timingSafeEqualText(header, PREFIX.length, hex)) return { ok: true, secretIndex: index }
+  if (index === 0 && !isLowerHex(header, PREFIX.length)) return NOT_LOWER_HEX
+  return verifyFrom(secrets, index + 1, body, header)
+}
+
+/** Core of `verify`/`verifyWithFallback`: synchronous whenever the crypto backend is; `secrets` must have been checked. */
+export function verifySignature(
+  secrets: Secrets,
+  rawBody: RawBody | ArrayBufferView,
+  header: string | null | undefined
+): SignatureResult | Promise<SignatureResult> {
+  const problem = headerProblem(header)
+  if (problem !== undefined) return problem
+  const body = typeof rawBody === "string" || rawBody instanceof Uint8Array ? rawBody : toBytes(rawBody)
+  return verifyFrom(secrets, 0, body, header as string)
+}
+
+/** Validates the secret arguments shared by the verify functions (one non-empty string, or a non-empty array of them) and returns them unchanged. */
+export function checkSecrets(secrets: unknown, fn: string): Secrets {
   if (!Array.isArray(secrets)) {
     assertSecret(secrets, fn)
-    return [secrets]
+    return secrets
   }
   if (secrets.length === 0) {
     throw misuse(`${fn}() needs a non-empty array of secrets`)

@@ -83,6 +83,20 @@ describe.each(backends)("verifyWithFallback() with the %s backend", (_name, back
     expect(await verifyWithFallback(secrets, vector.body, header)).toEqual({ ok: true, secretIndex: index })
   })
 
+  it.each([
+    ["uppercase hex", `sha256=${hex.toUpperCase()}`],
+    ["a non-hex last digit", `sha256=${hex.slice(0, -1)}g`],
+    ["a space inside the digits", `sha256=${hex.slice(0, 10)} ${hex.slice(11)}`]
+  ])("reports %s as malformed (not a mismatch) with a rotation list too", async (_case, header) => {
+    for (const secrets of [[OTHER_SECRET, vector.secret], [vector.secret, OTHER_SECRET], ["whsec_a", "whsec_b", "whsec_c"]]) {
+      expect(await verifyWithFallback(secrets, vector.body, header)).toMatchObject({
+        ok: false,
+        reason: "malformed_signature",
+        message: expect.stringMatching(/lowercase hex/)
+      })
+    }
+  })
+
   it("reports a mismatch when no secret matches", async () => {
     expect(await verifyWithFallback(["whsec_a", "whsec_b"], vector.body, vector.header)).toMatchObject({
       ok: false,

@@ -3,7 +3,7 @@ import type { UnknownWebhookEvent, WebhookEvent } from "../events.js"
 import { getHeader, type HeadersLike } from "../headers.js"
 import { decodeBody, parseText } from "../parse.js"
 import { verifyStandardSignature } from "../standard.js"
-import { checkSecrets, SIGNATURE_HEADER, verifySignature } from "../verify.js"
+import { checkSecrets, SIGNATURE_HEADER, verifySignature, type Secrets } from "../verify.js"
 
 /** What an `onEvent` callback learns about the delivery besides the event. */
 export interface DeliveryInfo {
@@ -37,7 +37,7 @@ export interface HandlerReply {
 
 /** Options with defaults applied and validated. */
 export interface ResolvedOptions {
-  readonly secrets: ReadonlyArray<string>
+  readonly secrets: Secrets
   readonly onEvent: WebhookHandlerOptions["onEvent"]
   readonly onUnknownEvent: NonNullable<WebhookHandlerOptions["onUnknownEvent"]> | undefined
   readonly scheme: "platform" | "standard"
