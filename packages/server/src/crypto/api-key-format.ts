@@ -1,4 +1,4 @@
-import * as crypto from "node:crypto"
+import * as nodeCrypto from "node:crypto"
 import { createHash, randomBytes } from "node:crypto"
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
@@ -25,8 +25,9 @@ export const generateApiKey = (): string => API_KEY_PREFIX + randomBase62(RANDOM
 export const hashApiKey = (plaintext: string): Buffer => createHash("sha256").update(plaintext, "utf8").digest()
 
 // The one-shot crypto.hash (Node >= 20.12) skips the Hash object: several times cheaper
-// on the per-request path. Older Nodes fall back to createHash.
-const oneShot = (crypto as { hash?: (algorithm: string, data: string, encoding: "hex") => string }).hash
+// on the per-request path. Read off the namespace, not imported by name, so that an
+// older Node 20 (no such export) falls back to createHash instead of failing to load.
+const oneShot: typeof nodeCrypto.hash | undefined = nodeCrypto.hash
 
 /** `hashApiKey` as lowercase hex: the in-process cache key of a key. */
 export const hashApiKeyHex = (plaintext: string): string =>

@@ -3,13 +3,21 @@ import { expect, layer } from "@effect/vitest"
 import { Scopes } from "@platform/shared"
 import { Effect } from "effect"
 import { createHash } from "node:crypto"
-import { hashApiKey } from "../../src/crypto/api-key-format.js"
+import { generateApiKey, hashApiKey, hashApiKeyHex } from "../../src/crypto/api-key-format.js"
 import { AuthTestServer, createKey, request, signup } from "./support.js"
 
 const CHANNELS = "/platform/v1/channels"
 const later = (ms: number) => new Date(Date.now() + ms).toISOString()
 
 layer(AuthTestServer(), { timeout: 60_000 })("API keys", (it) => {
+  it.effect("the in-process cache key is the hex of the stored SHA-256 hash", () =>
+    Effect.sync(() => {
+      for (const key of [generateApiKey(), generateApiKey(), "pk_live_" + "é".repeat(40)]) {
+        expect(hashApiKeyHex(key)).toBe(hashApiKey(key).toString("hex"))
+        expect(hashApiKeyHex(key)).toBe(createHash("sha256").update(key, "utf8").digest("hex"))
+      }
+    }))
+
   it.effect("a created key is pk_live_ and 32+ base62 characters, shown once, stored only as a SHA-256 hash", () =>
     Effect.gen(function*() {
       const dev = yield* signup()
