@@ -6,7 +6,7 @@ import {
   USER_AGENT,
   WebhookHeaders
 } from "@platform/shared"
-import { Chunk, Clock, Duration, Effect, FiberSet, Queue, Redacted } from "effect"
+import { Chunk, Clock, Duration, Effect, FiberSet, Option, Queue, Redacted } from "effect"
 import { Secrets } from "../crypto/secrets.js"
 import { AutoPause } from "./auto-pause.js"
 import { deliveryBody } from "./envelope.js"
@@ -146,11 +146,12 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("@platform/server/D
         ${withSubscription}`.pipe(Effect.orDie)
     }
 
-    // After a record: the next open row of each (subscription, peer) whose row just
-    // finished, when it is pending and due. One probe of webhook_deliveries_order_idx
-    // per pair instead of the general claim's walk over every blocked row (which, with
-    // thousands of conversations waiting on their heads, is most of the table).
-    const claimSuccessors = (now: Date, subscriptions: ReadonlyArray<number>, peers: ReadonlyArray<string>, limit: number) =>
+    // The head (oldest open row) of each probed (subscription, peer), when it is pending
+    // and due: after a record, the row whose turn came; after fan-out, a conversation's
+    // first row. One probe of webhook_deliveries_order_idx per pair instead of the
+    // general claim's walk over every blocked row (which, with thousands of
+    // conversations waiting on their heads, is most of the table).
+    const claimHeads = (now: Date, subscriptions: ReadonlyArray<number>, peers: ReadonlyArray<string>, limit: number) =>
       sql<ClaimedRow>`
         with pairs as (
           select distinct subscription_id, peer
@@ -339,13 +340,15 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("@platform/server/D
     /**
      * The continuous dispatcher of a worker process (DESIGN §8), a pipeline that never
      * waits for the slowest POST of a batch: ONE claimer keeps up to `maxInFlight`
-     * POSTs running and tops the window up (one claim statement) whenever a quarter
-     * of it is free or a wake-up arrives; every POST hands its outcome to ONE recorder
-     * as soon as it finishes, which writes all outcomes settled meanwhile in one
-     * statement (micro-batches form by themselves while the previous record runs).
-     * A record can release the next row of a conversation, so it wakes the claimer.
-     * Scoped: closing the scope interrupts the POSTs in flight, whose rows stay
-     * `delivering` until their lease expires (redelivered, never lost).
+     * POSTs running and tops the window up (one claim statement) whenever a batch's
+     * worth of it is free; every POST hands its outcome to ONE recorder as soon as it
+     * finishes, which writes all outcomes settled meanwhile in one statement
+     * (micro-batches form by themselves while the previous record runs). Rows come
+     * from fan-out (inserted claimed), from probes of conversations (a recorded row
+     * hands its turn to the next one; fan-out names conversations it opened) and from
+     * the general claim, run after a wake-up and on the sweep. Scoped: closing the
+     * scope interrupts the POSTs in flight, whose rows stay `delivering` until their
+     * lease expires (redelivered, never lost).
      */
     const pump = (options: PumpOptions = {}) =>
       Effect.gen(function*() {
@@ -358,7 +361,16 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("@platform/server/D
         const settled = yield* Queue.unbounded<Settled>()
         const posts = yield* FiberSet.make<void, never>()
         const freed = new Pulse()
+        const probed = new Pulse()
+        // (subscription, conversation_peer) pairs whose head row may be due: one of their
+        // rows was just recorded (the next one's turn) or inserted with nothing before it.
+        const probes = new Map<string, readonly [number, string]>()
         let inFlight = 0
+
+        const probe = (pairs: ReadonlyArray<readonly [number, string]>) => {
+          for (const pair of pairs) probes.set(`${pair[0]}\u0000${pair[1]}`, pair)
+          if (pairs.length > 0) probed.fire()
+        }
 
         const post = (row: ClaimedRow, claimedAt: Date) =>
           send(row, claimedAt.getTime()).pipe(
@@ -382,28 +394,74 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("@platform/server/D
             }
           })
 
-        const claimer = Effect.gen(function*() {
-          for (;;) {
-            // Both pulses are taken BEFORE looking, so a wake-up fired meanwhile is not lost.
-            const wake = wakeup.deliveries.current
-            const slot = freed.current
-            const free = maxInFlight - inFlight
-            if (inFlight > 0 && free < topUp) {
-              yield* Effect.promise(() => slot)
-              continue
+        /** Claims the head rows of up to `n` probed pairs, oldest probes first. */
+        const claimProbed = (n: number) =>
+          Effect.gen(function*() {
+            const subscriptions: Array<number> = []
+            const peers: Array<string> = []
+            for (const [key, [subscription, peer]] of probes) {
+              if (peers.length === n) break
+              probes.delete(key)
+              subscriptions.push(subscription)
+              peers.push(peer)
             }
-            const want = Math.min(batchSize, free)
+            inFlight += peers.length
+            const claimedAt = new Date(yield* Clock.currentTimeMillis)
+            const rows = yield* claimHeads(claimedAt, subscriptions, peers, peers.length).pipe(
+              Effect.catchAllCause((cause) =>
+                Effect.logError("claim of conversation heads failed", cause).pipe(
+                  Effect.as<ReadonlyArray<ClaimedRow>>([])
+                )
+              )
+            )
+            yield* startClaimed(rows, claimedAt, peers.length)
+          })
+
+        /** The general claim of `want` due rows; returns how many it found. */
+        const claimDue = (want: number) =>
+          Effect.gen(function*() {
+            // The slots are taken before the statement runs, so fan-out cannot promise them too.
+            inFlight += want
             const claimedAt = new Date(yield* Clock.currentTimeMillis)
             const rows = yield* claim(claimedAt, want).pipe(
               Effect.catchAllCause((cause) =>
                 Effect.logError("claim failed; retrying", cause).pipe(Effect.as<ReadonlyArray<ClaimedRow>>([]))
               )
             )
-            for (const row of rows) {
-              inFlight++
-              yield* FiberSet.run(posts, post(row, claimedAt))
+            yield* startClaimed(rows, claimedAt, want)
+            return rows.length
+          })
+
+        const claimer = Effect.gen(function*() {
+          // A general claim is owed at start, after a wake-up and after every sweep
+          // period; a claim that finds fewer due rows than it asked for pays it off.
+          let owed = true
+          let wake = wakeup.deliveries.current
+          for (;;) {
+            // The pulses are taken BEFORE looking, so one fired meanwhile is not lost.
+            const slot = freed.current
+            const poked = probed.current
+            const free = maxInFlight - inFlight
+            // Probes first: one index probe per pair, and the rows found are the oldest work.
+            if (probes.size > 0 && (inFlight === 0 || free >= Math.min(topUp, probes.size))) {
+              yield* claimProbed(Math.min(free, probes.size))
+              continue
             }
-            if (rows.length < want) yield* awaitPulse(wake, sweep)
+            if (owed && (inFlight === 0 || free >= topUp)) {
+              // Taken before the claim: a wake-up fired while it runs is awaited below.
+              wake = wakeup.deliveries.current
+              const want = Math.min(batchSize, free)
+              if ((yield* claimDue(want)) < want) owed = false
+              continue
+            }
+            if (owed || probes.size > 0) {
+              yield* Effect.promise(() => Promise.race([slot, poked]))
+              continue
+            }
+            const woken = yield* Effect.promise(() => Promise.race([wake.then(() => true), poked.then(() => false)])).pipe(
+              Effect.timeoutTo({ duration: sweep, onTimeout: () => true, onSuccess: (w) => w })
+            )
+            if (woken) owed = true
           }
         })
 
@@ -419,29 +477,13 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("@platform/server/D
             yield* record(batch).pipe(
               Effect.catchAllCause((cause) => Effect.logError("recording failed; rows retried after their lease", cause))
             )
-            // The next row of each conversation recorded here may be due now: claim
-            // those directly (as many as there are free slots; the general claim,
-            // woken, takes the rest). Other processes find theirs by their sweep.
-            const subscriptions: Array<number> = []
-            const peers: Array<string> = []
+            // The next row of each conversation recorded here may be due now. Other
+            // processes' rows of the same pairs are found by their own probes or sweeps.
+            const pairs: Array<readonly [number, string]> = []
             for (const { row } of batch) {
-              if (row.conversation_peer === null) continue
-              subscriptions.push(row.subscription_id)
-              peers.push(row.conversation_peer)
+              if (row.conversation_peer !== null) pairs.push([row.subscription_id, row.conversation_peer])
             }
-            if (peers.length === 0) continue
-            const granted = Math.max(0, Math.min(peers.length, maxInFlight - inFlight))
-            if (granted > 0) {
-              inFlight += granted
-              const claimedAt = new Date(yield* Clock.currentTimeMillis)
-              const rows = yield* claimSuccessors(claimedAt, subscriptions, peers, granted).pipe(
-                Effect.catchAllCause((cause) =>
-                  Effect.logError("successor claim failed", cause).pipe(Effect.as<ReadonlyArray<ClaimedRow>>([]))
-                )
-              )
-              yield* startClaimed(rows, claimedAt, granted)
-            }
-            if (granted < peers.length) wakeup.deliveries.fire()
+            probe(pairs)
           }
         })
 
@@ -452,7 +494,18 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("@platform/server/D
             inFlight += granted
             return granted
           },
-          start: startClaimed
+          start: startClaimed,
+          probe,
+          room: (timeout) =>
+            Effect.gen(function*() {
+              for (;;) {
+                const slot = freed.current
+                const free = maxInFlight - inFlight
+                if (free >= topUp) return free
+                const progressed = yield* Effect.promise(() => slot).pipe(Effect.timeoutOption(timeout))
+                if (Option.isNone(progressed)) return 0
+              }
+            })
         })
         yield* Effect.forkScoped(claimer)
         yield* Effect.forkScoped(recorder)

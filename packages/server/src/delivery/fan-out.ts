@@ -1,16 +1,34 @@
 import { SqlClient } from "@effect/sql"
 import { CATCH_ALL_EXCLUDED_EVENT_TYPES } from "@platform/shared"
-import { Clock, Effect } from "effect"
+import { Clock, Duration, Effect } from "effect"
 import type { ClaimedRow } from "./dispatcher.js"
 import { DeliveryWakeup } from "./wakeup.js"
 
 /** Fan-out is serialized across processes so delivery ids follow event ids (per-peer order). */
 const FAN_OUT_LOCK = 0x706c_6601
 
+/** How long a dispatcher may free no POST slot before fan-out stops waiting for its room (see `drain`). */
+const ROOM_WAIT = Duration.millis(100)
+
 export interface FanOutResult {
   readonly events: number
   readonly deliveries: number
   readonly buffered: number
+  /** Deliveries inserted already claimed and handed to this process's dispatcher. */
+  readonly direct: number
+  /** Unordered deliveries inserted pending because the dispatcher had no free slot for them. */
+  readonly overflow: number
+}
+
+interface Counts {
+  readonly events: number
+  readonly deliveries: number
+  readonly buffered: number
+  /** Non-buffered rows without a conversation to wait for: the ones the dispatcher may take directly. */
+  readonly unordered: number
+  /** bigint[]: its elements arrive as strings. */
+  readonly opened_subscriptions: ReadonlyArray<string> | null
+  readonly opened_peers: ReadonlyArray<string> | null
 }
 
 /**
@@ -32,7 +50,7 @@ export class FanOut extends Effect.Service<FanOut>()("@platform/server/FanOut", 
       const reserved = direct?.reserve(batchSize) ?? 0
       // The advisory lock is an InitPlan evaluated once: a second fan-out (another
       // process) gets no rows instead of interleaving its batch with ours.
-      const rows = yield* sql<FanOutResult & { readonly id: number | null }>`
+      const rows = yield* sql<Counts & { readonly id: number | null }>`
         with ev as (
           select e.id, e.event_id, e.developer_account_id, e.platform_channel_id, e.event_type,
                  e.conversation_peer, e.envelope
@@ -84,6 +102,19 @@ export class FanOut extends Effect.Service<FanOut>()("@platform/server/FanOut", 
           from ins i join webhook_subscriptions s on s.id = i.subscription_id
           where i.status = 'delivering'
         ),
+        -- Conversations this batch opens (no open row before it, as of this statement's
+        -- snapshot): the dispatcher of this process probes their first row. Only a hint;
+        -- the claim checks the order itself.
+        opened as (
+          select distinct i.subscription_id, i.conversation_peer as peer
+          from ins i
+          where i.status = 'pending' and i.conversation_peer is not null
+            and not exists (
+              select 1 from webhook_deliveries p
+              where p.subscription_id = i.subscription_id and p.conversation_peer = i.conversation_peer
+                and p.status in ('pending', 'delivering')
+            )
+        ),
         buf as (
           insert into webhook_buffer_items
             (subscription_id, developer_account_id, platform_channel_id, event_type, event_id, envelope, created_at)
@@ -92,33 +123,68 @@ export class FanOut extends Effect.Service<FanOut>()("@platform/server/FanOut", 
           order by id
           returning 1
         )
-        select n.events, n.deliveries, n.buffered, c.*
+        select n.events, n.deliveries, n.buffered, n.unordered, o.opened_subscriptions, o.opened_peers, c.*
         from (select (select count(*) from ev)::int as events,
                      (select count(*) from ins)::int as deliveries,
-                     (select count(*) from buf)::int as buffered) n
+                     (select count(*) from buf)::int as buffered,
+                     (select count(*) from nb where peer is null)::int as unordered) n
+        cross join (select array_agg(subscription_id order by subscription_id, peer) as opened_subscriptions,
+                           array_agg(peer order by subscription_id, peer) as opened_peers
+                    from opened) o
         left join claimed c on true
         order by c.id`.pipe(
         Effect.onExit((exit) => exit._tag === "Failure" && direct !== undefined ? direct.start([], now, reserved) : Effect.void),
         Effect.orDie
       )
       const first = rows[0]
-      const result: FanOutResult = first === undefined
-        ? { events: 0, deliveries: 0, buffered: 0 }
-        : { events: first.events, deliveries: first.deliveries, buffered: first.buffered }
       const claimed = rows.filter((r) => r.id !== null) as unknown as ReadonlyArray<ClaimedRow>
-      if (direct !== undefined) yield* direct.start(claimed, now, reserved)
-      if (result.deliveries > claimed.length) yield* wakeup.deliveriesWritten
+      const result: FanOutResult = first === undefined
+        ? { events: 0, deliveries: 0, buffered: 0, direct: 0, overflow: 0 }
+        : {
+          events: first.events,
+          deliveries: first.deliveries,
+          buffered: first.buffered,
+          direct: claimed.length,
+          overflow: direct === undefined ? 0 : Math.max(0, first.unordered - claimed.length)
+        }
+      if (direct !== undefined) {
+        yield* direct.start(claimed, now, reserved)
+        const subscriptions = first?.opened_subscriptions ?? []
+        const peers = first?.opened_peers ?? []
+        direct.probe(subscriptions.map((subscription, i) => [Number(subscription), peers[i]!] as const))
+      }
+      // Rows left pending: other processes may take them. This process's dispatcher
+      // needs waking only for unordered ones; the ordered ones are heads it was just
+      // told to probe, or wait for a turn that a record of their pair hands over.
+      if (result.deliveries > claimed.length) {
+        yield* direct === undefined || result.overflow > 0 ? wakeup.deliveriesWritten : wakeup.deliveriesAnnounced
+      }
       if (result.buffered > 0) yield* wakeup.bufferWritten
       return result
     })
 
-    /** Fans out until no un-fanned event is left (or another process holds the fan-out). */
+    // Whether the last batch had unordered rows, the ones this process's dispatcher can
+    // take (assumed at first: with room, waiting for it costs nothing).
+    let paced = true
+
+    /**
+     * Fans out until no un-fanned event is left (or another process holds the fan-out).
+     * While the events are ones this process's dispatcher can take directly, each batch
+     * first waits for room there and takes only as many events as there are free slots:
+     * a row inserted claimed is sent at once, one inserted pending costs a claim
+     * statement and a second UPDATE of the row. A dispatcher that frees no slot for
+     * ROOM_WAIT is stalled: then batches are full again, and the rows pending.
+     */
     const drain = Effect.fn("FanOut.drain")(function*(batchSize: number = 500) {
       let total = 0
       for (;;) {
-        const r = yield* runOnce(batchSize)
+        const direct = wakeup.direct()
+        const free = paced && direct !== undefined ? yield* direct.room(ROOM_WAIT) : 0
+        const limit = free > 0 ? Math.min(batchSize, free) : batchSize
+        const r = yield* runOnce(limit)
+        paced = r.direct + r.overflow > 0
         total += r.events
-        if (r.events < batchSize) return total
+        if (r.events < limit) return total
       }
     })
 

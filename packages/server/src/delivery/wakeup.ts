@@ -1,5 +1,6 @@
 import { PgClient } from "@effect/sql-pg"
 import { Duration, Effect, Option, Queue, type Scope, Stream } from "effect"
+import { randomBytes } from "node:crypto"
 import type { ClaimedRow } from "./dispatcher.js"
 import { pgNotify } from "../db/client.js"
 
@@ -44,6 +45,14 @@ export interface DirectDispatch {
   readonly reserve: (max: number) => number
   /** Starts `rows` (claimed under `claimedAt`) and gives back the reserved slots they did not use. */
   readonly start: (rows: ReadonlyArray<ClaimedRow>, claimedAt: Date, reserved: number) => Effect.Effect<void>
+  /** Asks for the head rows of these (subscription, conversation_peer) pairs to be claimed when due. */
+  readonly probe: (pairs: ReadonlyArray<readonly [number, string]>) => void
+  /**
+   * Waits until a claim's worth of POST slots is free and returns how many are; 0 when
+   * no slot at all was freed for `timeout` (stalled). Slots freed but taken by the
+   * dispatcher's own claims (older pending rows go first) keep the wait going.
+   */
+  readonly room: (timeout: Duration.DurationInput) => Effect.Effect<number>
 }
 
 const EVENTS_CHANNEL = "platform_events"
@@ -65,6 +74,8 @@ export class DeliveryWakeup extends Effect.Service<DeliveryWakeup>()("@platform/
     // the in-process pulses are the whole mechanism.
     const [server] = yield* pg<{ version: string }>`select version() as version`.pipe(Effect.orDie)
     const crossProcess = !/PGlite/i.test(server?.version ?? "")
+    // The payload of this process's NOTIFYs, by which it recognises its own.
+    const self = randomBytes(8).toString("hex")
     const events = new Pulse()
     const deliveries = new Pulse()
     const buffer = new Pulse()
@@ -73,7 +84,7 @@ export class DeliveryWakeup extends Effect.Service<DeliveryWakeup>()("@platform/
       Effect.gen(function*() {
         const queue = yield* Queue.sliding<void>(1)
         yield* Queue.take(queue).pipe(
-          Effect.zipRight(pgNotify(pg, channel, "1").pipe(Effect.catchAll(() => Effect.void))),
+          Effect.zipRight(pgNotify(pg, channel, self).pipe(Effect.catchAll(() => Effect.void))),
           Effect.forever,
           Effect.forkScoped
         )
@@ -82,10 +93,11 @@ export class DeliveryWakeup extends Effect.Service<DeliveryWakeup>()("@platform/
     const notifyEvents = yield* notifier(EVENTS_CHANNEL)
     const notifyDeliveries = yield* notifier(DELIVERIES_CHANNEL)
 
-    // Other processes' writes.
+    // Other processes' writes. This process's own NOTIFYs come back too: its pulses
+    // fired already, and a second wake-up would cost a second (empty) claim.
     const listen = (channel: string, pulse: Pulse) =>
       pg.listen(channel).pipe(
-        Stream.runForEach(() => Effect.sync(() => pulse.fire())),
+        Stream.runForEach((payload) => Effect.sync(() => payload === self ? undefined : pulse.fire())),
         Effect.catchAll((e) => Effect.logDebug(`LISTEN ${channel} unavailable`, e)),
         Effect.forkScoped
       )
@@ -123,6 +135,8 @@ export class DeliveryWakeup extends Effect.Service<DeliveryWakeup>()("@platform/
         deliveries.fire()
         notifyDeliveries()
       }),
+      /** After the commit of delivery rows this process's dispatcher already knows of: wakes the others. */
+      deliveriesAnnounced: Effect.sync(() => notifyDeliveries()),
       bufferWritten: Effect.sync(() => buffer.fire())
     } as const
   })

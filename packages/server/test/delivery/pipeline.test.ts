@@ -1,0 +1,244 @@
+import { SqlClient } from "@effect/sql"
+import { expect, layer } from "@effect/vitest"
+import { Duration, Effect } from "effect"
+import type { ClaimedRow } from "../../src/delivery/dispatcher.js"
+import { FanOut } from "../../src/delivery/fan-out.js"
+import { type DirectDispatch, DeliveryWakeup } from "../../src/delivery/wakeup.js"
+import { Events } from "../../src/domain/events.js"
+import { deliveryWorkers } from "../../src/workers/delivery-workers.js"
+import { createAccount, createSubscription, deliveriesOf, TestEngine, writeMessageEvent } from "../support/delivery.js"
+import { eventually, type Received, startReceiver } from "../support/receiver.js"
+
+/** A message event without a conversation to wait for (delivered independently). */
+const writeUnorderedEvent = (accountId: number, channelId: number, text: string) =>
+  Effect.flatMap(Events, (events) =>
+    events.write({
+      event: "message.sent",
+      developer_account_id: accountId,
+      platform_channel_id: channelId,
+      conversation_peer: null,
+      data: {
+        message_id: 1,
+        conversation_id: 1,
+        peer_id: "p",
+        direction: "outbound",
+        source: "api",
+        type: "text",
+        text,
+        has_media: false,
+        media_id: null,
+        status: "sent",
+        meta_message_id: null
+      }
+    }))
+
+/**
+ * A stand-in for this process's dispatcher with `free` POST slots: the rows it is
+ * handed "finish" while fan-out waits for room (never, when stalled).
+ */
+const fakeDispatcher = (free: number, options: { readonly stalled?: boolean } = {}) => {
+  let running = 0
+  const started: Array<ClaimedRow> = []
+  const probes: Array<readonly [number, string]> = []
+  const reserved: Array<number> = []
+  const dispatch: DirectDispatch = {
+    reserve: (max) => {
+      const granted = Math.min(max, free)
+      free -= granted
+      reserved.push(granted)
+      return granted
+    },
+    start: (rows, _claimedAt, slots) =>
+      Effect.sync(() => {
+        started.push(...rows)
+        running += rows.length
+        free += slots - rows.length
+      }),
+    probe: (pairs) => {
+      probes.push(...pairs)
+    },
+    room: () =>
+      Effect.sync(() => {
+        if (options.stalled) return 0
+        free += running
+        running = 0
+        return free
+      })
+  }
+  return { dispatch, started, probes, reserved }
+}
+
+/** Whether a pulse taken earlier has fired by now. */
+const fired = (pulse: Promise<void>) =>
+  Effect.promise(() =>
+    Promise.race([pulse.then(() => true), new Promise<boolean>((resolve) => setImmediate(() => resolve(false)))])
+  )
+
+layer(TestEngine)("fan-out and this process's dispatcher", (it) => {
+  it.scoped("fan-out takes only as many unordered events as the dispatcher has room for, all handed over claimed", () =>
+    Effect.gen(function*() {
+      const { accountId, channelId } = yield* createAccount()
+      const sub = yield* createSubscription({ accountId, url: "http://127.0.0.1:9/hook" })
+      for (let i = 0; i < 35; i++) yield* writeUnorderedEvent(accountId, channelId, `u${i}`)
+      const fake = fakeDispatcher(10)
+      const wakeup = yield* DeliveryWakeup
+      yield* wakeup.registerDirect(fake.dispatch)
+
+      expect(yield* (yield* FanOut).drain(500)).toBe(35)
+      expect(fake.reserved).toEqual([10, 10, 10, 10])
+      expect(fake.started).toHaveLength(35)
+      expect(new Set(fake.started.map((r) => r.id)).size).toBe(35)
+      const rows = yield* deliveriesOf(sub.id)
+      expect(rows).toHaveLength(35)
+      expect(rows.every((r) => r.status === "delivering")).toBe(true)
+    }))
+
+  it.scoped("a stalled dispatcher does not hold fan-out back: the rows it has no room for are inserted pending", () =>
+    Effect.gen(function*() {
+      const { accountId, channelId } = yield* createAccount()
+      const sub = yield* createSubscription({ accountId, url: "http://127.0.0.1:9/hook" })
+      for (let i = 0; i < 35; i++) yield* writeUnorderedEvent(accountId, channelId, `u${i}`)
+      const fake = fakeDispatcher(10, { stalled: true })
+      const wakeup = yield* DeliveryWakeup
+      yield* wakeup.registerDirect(fake.dispatch)
+      const pulse = wakeup.deliveries.current
+
+      expect(yield* (yield* FanOut).drain(500)).toBe(35)
+      expect(fake.started).toHaveLength(10)
+      const rows = yield* deliveriesOf(sub.id)
+      expect(rows.filter((r) => r.status === "delivering")).toHaveLength(10)
+      expect(rows.filter((r) => r.status === "pending")).toHaveLength(25)
+      // The pending ones are the general claim's: the dispatcher is woken for them.
+      expect(yield* fired(pulse)).toBe(true)
+    }))
+
+  it.scoped("fan-out names the conversations a batch opens for the dispatcher to probe; later rows wait for their turn", () =>
+    Effect.gen(function*() {
+      const { accountId, channelId } = yield* createAccount()
+      const sub = yield* createSubscription({ accountId, url: "http://127.0.0.1:9/hook" })
+      const fake = fakeDispatcher(10)
+      const wakeup = yield* DeliveryWakeup
+      yield* wakeup.registerDirect(fake.dispatch)
+      const fanOut = yield* FanOut
+      for (const peer of ["a", "a", "b"]) yield* writeMessageEvent({ accountId, channelId, peer })
+      const pulse = wakeup.deliveries.current
+      yield* fanOut.drain()
+      expect(fake.probes).toEqual([[sub.id, "a"], [sub.id, "b"]])
+      expect(fake.started).toHaveLength(0)
+      expect((yield* deliveriesOf(sub.id)).map((r) => r.status)).toEqual(["pending", "pending", "pending"])
+      // The dispatcher here was told what to probe; no general claim is needed.
+      expect(yield* fired(pulse)).toBe(false)
+
+      for (const peer of ["a", "c"]) yield* writeMessageEvent({ accountId, channelId, peer })
+      yield* fanOut.drain()
+      expect(fake.probes).toEqual([[sub.id, "a"], [sub.id, "b"], [sub.id, "c"]])
+    }))
+})
+
+const textOf = (r: Received) => (JSON.parse(r.body.toString("utf8")) as { data: { text: string } }).data.text
+
+/** Live workers, sweeps out of reach: fan-out hand-over, probes and records alone move every row. */
+layer(TestEngine, { excludeTestServices: true })("the dispatch pipeline", (it) => {
+  it.scoped("with 4 POST slots, every row is POSTed once, each conversation in order, no sweep needed", () =>
+    Effect.gen(function*() {
+      const receiver = yield* startReceiver(() => ({ status: 200, delayMs: 1 }))
+      const { accountId, channelId } = yield* createAccount()
+      const sub = yield* createSubscription({ accountId, url: receiver.url })
+      yield* deliveryWorkers({
+        maxInFlight: 4,
+        dispatchBatch: 2,
+        fanOutSweep: Duration.minutes(5),
+        dispatchSweep: Duration.minutes(5)
+      })
+      const peers = ["p0", "p1", "p2", "p3"]
+      for (let i = 0; i < 5; i++) {
+        for (const peer of peers) yield* writeMessageEvent({ accountId, channelId, peer, text: `${peer} ${i}` })
+        for (let k = 0; k < 3; k++) yield* writeUnorderedEvent(accountId, channelId, `u ${i} ${k}`)
+      }
+      yield* (yield* DeliveryWakeup).eventsWritten
+      yield* receiver.waitFor(35)
+
+      const ids = receiver.received.map((r) => r.headers["x-platform-delivery-id"])
+      expect(new Set(ids).size).toBe(35)
+      for (const peer of peers) {
+        const texts = receiver.received.map(textOf).filter((t) => t.startsWith(`${peer} `))
+        expect(texts).toEqual([0, 1, 2, 3, 4].map((i) => `${peer} ${i}`))
+      }
+      const rows = yield* eventually(Effect.map(deliveriesOf(sub.id), (rows) =>
+        rows.length === 35 && rows.every((r) => r.status === "delivered") ? rows : undefined))
+      expect(rows.every((r) => r.attempts === 1)).toBe(true)
+      expect(receiver.received).toHaveLength(35)
+    }), { timeout: 30_000 })
+
+  it.scoped("a batch of recorded outcomes writes every column of every row and one attempt row each", () =>
+    Effect.gen(function*() {
+      const long = "é".repeat(300) // 600 bytes: the snippet keeps the first 512
+      const receiver = yield* startReceiver((r) =>
+        textOf(r).endsWith("ok") ? { status: 200, body: long } : { status: 503, body: "busy" }
+      )
+      const { accountId, channelId } = yield* createAccount()
+      const sub = yield* createSubscription({ accountId, url: receiver.url })
+      yield* deliveryWorkers({ fanOutSweep: Duration.minutes(5), dispatchSweep: Duration.minutes(5) })
+      for (let i = 0; i < 20; i++) yield* writeUnorderedEvent(accountId, channelId, `${i} ${i % 3 === 0 ? "fail" : "ok"}`)
+      yield* (yield* DeliveryWakeup).eventsWritten
+      yield* receiver.waitFor(20)
+
+      const sql = yield* SqlClient.SqlClient
+      const rows = yield* eventually(
+        sql<{
+          id: number
+          text: string
+          status: string
+          attempts: number
+          response_status: number | null
+          response_body_snippet: string | null
+          latency_ms: number | null
+          delivered_at: Date | null
+          delivering_since: Date | null
+          next_retry_at: Date | null
+          updated_at: Date
+        }>`select d.*, d.envelope->'data'->>'text' as text from webhook_deliveries d
+           where subscription_id = ${sub.id} order by id`.pipe(
+          Effect.orDie,
+          Effect.map((rows) => rows.length === 20 && rows.every((r) => r.attempts === 1) ? rows : undefined)
+        )
+      )
+      for (const row of rows) {
+        const ok = row.text.endsWith("ok")
+        expect(row).toMatchObject({
+          status: ok ? "delivered" : "pending",
+          response_status: ok ? 200 : 503,
+          response_body_snippet: ok ? "é".repeat(256) : "busy",
+          delivering_since: null
+        })
+        expect(row.latency_ms).toBeGreaterThanOrEqual(0)
+        if (ok) {
+          expect(row.delivered_at).not.toBeNull()
+          expect(row.next_retry_at).toBeNull()
+        } else {
+          expect(row.delivered_at).toBeNull()
+          expect(row.next_retry_at!.getTime() - row.updated_at.getTime()).toBe(60_000)
+        }
+      }
+      const attempts = yield* sql<{
+        delivery_id: number
+        subscription_id: number
+        attempt: number
+        outcome: string
+        response_status: number | null
+        latency_ms: number | null
+        error: string | null
+      }>`select * from delivery_attempts where subscription_id = ${sub.id} order by delivery_id`
+      expect(attempts.map((a) => a.delivery_id)).toEqual(rows.map((r) => r.id))
+      attempts.forEach((a, i) => {
+        const ok = rows[i]!.text.endsWith("ok")
+        expect(a).toMatchObject({
+          attempt: 1,
+          outcome: ok ? "delivered" : "failed",
+          response_status: ok ? 200 : 503,
+          latency_ms: rows[i]!.latency_ms,
+          error: ok ? null : "HTTP 503"
+        })
+      })
+    }), { timeout: 30_000 })
+})
