@@ -14,19 +14,17 @@ import { Context, Effect, Layer, Option, Redacted } from "effect"
 import { AppConfig } from "../config.js"
 import { ApiKeys, type KeyRecord } from "../domain/api-keys.js"
 import { Sessions } from "../domain/sessions.js"
-import { addResponseHeaders } from "../http/response-headers.js"
+import { responseHeaders } from "../http/response-headers.js"
 import { isSameOriginRequest } from "./csrf.js"
 import { type RateDecision, RateLimiter } from "./rate-limiter.js"
 import { routeKey, type RouteSecurity, routeTable } from "./route-table.js"
 
-const rateHeaders = (d: RateDecision): Record<string, string> => {
-  const headers: Record<string, string> = {
-    "x-ratelimit-limit": String(d.limit),
-    "x-ratelimit-remaining": String(d.remaining),
-    "x-ratelimit-reset": String(d.reset)
-  }
+const setRateHeaders = (request: HttpServerRequest.HttpServerRequest, d: RateDecision) => {
+  const headers = responseHeaders(request)
+  headers["x-ratelimit-limit"] = String(d.limit)
+  headers["x-ratelimit-remaining"] = String(d.remaining)
+  headers["x-ratelimit-reset"] = String(d.reset)
   if (!d.allowed) headers["retry-after"] = String(d.retryAfter)
-  return headers
 }
 
 /**
@@ -69,7 +67,7 @@ export const ApiKeyAuthLive = Layer.effect(
         Principal,
         RateLimited | MissingScope
       > => {
-        addResponseHeaders(request, rateHeaders(decision))
+        setRateHeaders(request, decision)
         if (!decision.allowed) return Effect.fail(new RateLimited())
         keys.touch(record.id)
         return record.scopes.includes(scope)

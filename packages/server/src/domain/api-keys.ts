@@ -73,7 +73,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("@platform/server/ApiKeys
     const sql = yield* SqlClient.SqlClient
     const cache = new Map<string, { readonly record: KeyRecord | null; readonly at: number }>()
     const hashById = new Map<number, string>()
-    const pendingTouches = new Map<number, Date>()
+    const pendingTouches = new Map<number, number>()
 
     const invalidate = (id: number) => {
       const hash = hashById.get(id)
@@ -181,13 +181,13 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("@platform/server/ApiKeys
 
     /** Records use of a key; written in batches (one statement per flush), never on the request path. */
     const touch = (id: number) => {
-      pendingTouches.set(id, new Date())
+      pendingTouches.set(id, Date.now())
     }
 
     const flush = Effect.suspend(() => {
       if (pendingTouches.size === 0) return Effect.void
       const ids = [...pendingTouches.keys()]
-      const times = ids.map((id) => pendingTouches.get(id)!.toISOString())
+      const times = ids.map((id) => new Date(pendingTouches.get(id)!).toISOString())
       pendingTouches.clear()
       return sql`
         update api_keys k set last_used_at = greatest(coalesce(k.last_used_at, t.at), t.at)

@@ -1,7 +1,7 @@
 import { HttpApiBuilder, HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Cause, Effect, LogLevel } from "effect"
 import { randomUUID } from "node:crypto"
-import { responseHeadersOf } from "./response-headers.js"
+import { responseHeaders } from "./response-headers.js"
 
 const VALID_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
@@ -43,13 +43,11 @@ export const RequestContextMiddleware = HttpApiBuilder.middleware((app) =>
     const requestId = requestIdOf(request)
     const started = performance.now()
     inFlight++
+    const headers = responseHeaders(request)
+    headers["x-request-id"] = requestId
     return Effect.zipRight(
       HttpApp.appendPreResponseHandler((_request, response) => {
-        const added = responseHeadersOf(request)
-        const headed = HttpServerResponse.setHeaders(
-          response,
-          added === undefined ? { "x-request-id": requestId } : { ...added, "x-request-id": requestId }
-        )
+        const headed = HttpServerResponse.setHeaders(response, headers)
         return Effect.as(
           Effect.whenLogLevel(Effect.suspend(() => accessLog(request, requestId, response.status, started)), LogLevel.Info),
           headed
