@@ -2,7 +2,8 @@
  * `npm run bench:delivery`: the normalized delivery engine end to end on real
  * Postgres, against an echo receiver in a separate process.
  *
- *   E    requests/s the engine's HTTP client (safeFetch) reaches against the echo receiver alone
+ *   E    requests/s the engine's HTTP client (DeliveryTransport.send, as the dispatcher calls it)
+ *        reaches against the echo receiver alone
  *   D    events/s delivered end to end, unordered, one subscription: event rows inserted (and
  *        announced after commit) -> fan-out -> claimed -> signed -> POSTed -> recorded
  *   p50/p99  event commit -> receipt at the receiver, at 50 % of D
@@ -12,7 +13,8 @@
  * Env: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test; a scratch database is
  * created beside it and dropped), BENCH_EVENTS (20000), BENCH_SECONDS (10, latency phase);
  * diagnostics: BENCH_STAGES=1 (latency by stage), BENCH_SQL_STATS=1 (pg_stat_statements of the
- * D run), BENCH_CPU_PROFILE=<file.cpuprofile> (this process's CPU profile of the D run).
+ * D and O runs), BENCH_CPU_PROFILE=<file> and BENCH_HEAP_PROFILE=<file> (this process's CPU
+ * and allocation profiles of the D and O runs: <file>.D.cpuprofile, <file>.O.heapprofile, ...).
  */
 import { SqlClient } from "@effect/sql"
 import { API_VERSION } from "@platform/shared"
@@ -26,8 +28,9 @@ import pg from "pg"
 import { AppConfig } from "../src/config.js"
 import { Secrets } from "../src/crypto/secrets.js"
 import { migrate, parseDatabaseUrl, pgLayer } from "../src/db/client.js"
-import { closeSafeHttpPools, safeFetch } from "../src/delivery/safe-http.js"
+import { closeSafeHttpPools } from "../src/delivery/safe-http.js"
 import { newSubscriptionSecret } from "../src/delivery/signer.js"
+import { DeliveryTransport } from "../src/delivery/transport.js"
 import { DeliveryWakeup } from "../src/delivery/wakeup.js"
 import { newEventId } from "../src/domain/events.js"
 import { DeliveryEngineLive, deliveryWorkers } from "../src/workers/delivery-workers.js"
@@ -62,15 +65,30 @@ const startReceiver = () =>
   })
 
 const inspector = new Session()
+let inspecting = false
+const session = () => {
+  if (!inspecting) inspector.connect()
+  inspecting = true
+  return inspector
+}
 const startProfile = async () => {
-  inspector.connect()
-  await inspector.post("Profiler.enable")
-  await inspector.post("Profiler.start")
+  await session().post("Profiler.enable")
+  await session().post("Profiler.start")
 }
 const stopProfile = async (path: string) => {
-  const { profile } = await inspector.post("Profiler.stop")
+  const { profile } = await session().post("Profiler.stop")
   await writeFile(path, JSON.stringify(profile))
-  inspector.disconnect()
+}
+// Sampled allocations, including the ones already collected: where the garbage comes from.
+const startHeapProfile = () =>
+  session().post("HeapProfiler.startSampling", {
+    samplingInterval: 8192,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: true
+  } as never)
+const stopHeapProfile = async (path: string) => {
+  const { profile } = await session().post("HeapProfiler.stopSampling")
+  await writeFile(path, JSON.stringify(profile))
 }
 
 /** CPU seconds a process has used so far (0 once it is gone). */
@@ -103,29 +121,28 @@ const main = Effect.gen(function*() {
     (await (await fetch(`${receiver.url}/receipts`)).json()) as Array<[string, number]>
   )
 
-  // (a) E: the engine's HTTP client alone against the echo receiver.
+  // (a) E: the engine's HTTP client alone against the echo receiver, called as the
+  // dispatcher calls it (DeliveryTransport.send: SSRF-checked target, pinned pool).
+  const transport = yield* DeliveryTransport
   const sampleBody = Buffer.from(JSON.stringify({ id: newEventId(), event: "message.sent", data: { text: "x".repeat(200) } }))
-  const measureE = Effect.gen(function*() {
+  const sampleHeaders = { "content-type": "application/json", "x-platform-signature": "sha256=00" }
+  const measureE = (ms: number) => Effect.gen(function*() {
     let count = 0
-    const until = Date.now() + 5000
-    const worker = Effect.gen(function*() {
+    const until = Date.now() + ms
+    const worker = async () => {
       while (Date.now() < until) {
-        yield* safeFetch(`${receiver.url}/hook`, {
-          method: "POST",
-          headers: { "content-type": "application/json", "x-platform-signature": "sha256=00" },
-          body: sampleBody,
-          allowLocal: true
-        }).pipe(Effect.orDie)
+        const outcome = await transport.send(`${receiver.url}/hook`, sampleHeaders, sampleBody)
+        if (outcome._tag !== "Answered") throw new Error(outcome.reason)
         count++
       }
-    })
+    }
     const started = Date.now()
-    yield* Effect.all(Array.from({ length: 128 }, () => worker), { concurrency: "unbounded" })
+    yield* Effect.promise(() => Promise.all(Array.from({ length: 128 }, worker)))
     yield* receipts
     return count / ((Date.now() - started) / 1000)
   })
-  yield* measureE.pipe(Effect.timeout(Duration.seconds(2)), Effect.ignore) // warm-up
-  const E = yield* measureE
+  yield* measureE(2000) // warm-up
+  const E = yield* measureE(5000)
 
   const [account] = yield* sql<{ id: number }>`insert into developer_accounts (name) values ('bench') returning id`
   const [channel] = yield* sql<{ id: number }>`insert into platform_channels (developer_account_id, type, name, phone_number_id)
@@ -190,11 +207,6 @@ const main = Effect.gen(function*() {
       return rate
     })
 
-  // (b) D: unordered (no conversation peer), one subscription.
-  yield* throughput(() => null) // warm-up
-  if (process.env.BENCH_SQL_STATS) yield* sql`select pg_stat_statements_reset()`
-  const profile = process.env.BENCH_CPU_PROFILE
-  if (profile) yield* Effect.promise(() => startProfile())
   // Where the CPU goes, per event: this process, the receiver, the Postgres backends of
   // the scratch database (other engineers' load on the machine shows in "machine" only).
   const backends = (yield* sql<{ pid: number }>`select pid from pg_stat_activity where datname = current_database()`)
@@ -204,28 +216,44 @@ const main = Effect.gen(function*() {
     for (const pid of backends) postgres += await cpuOf(pid)
     return { bench: await cpuOf(process.pid), receiver: await cpuOf(receiver.pid), postgres, machine: await machineCpu() }
   })
-  const cpuBefore = yield* cpuNow
-  const D = yield* throughput(() => null)
-  const cpuAfter = yield* cpuNow
-  if (profile) yield* Effect.promise(() => stopProfile(profile))
-  if (process.env.BENCH_STAGES) {
-    const perEvent = (k: keyof typeof cpuAfter) => `${Math.round(((cpuAfter[k] - cpuBefore[k]) / EVENTS) * 1e6)} µs`
-    console.log("CPU per event during D:", {
-      bench: perEvent("bench"),
-      receiver: perEvent("receiver"),
-      postgres: perEvent("postgres"),
-      machine: perEvent("machine")
-    })
-  }
-  if (process.env.BENCH_SQL_STATS) {
-    const statements = yield* sql<Record<string, unknown>>`
-      select calls, round(total_plan_time::numeric, 1) as plan_ms, round(total_exec_time::numeric, 1) as ms, rows,
-             shared_blks_hit as hit, shared_blks_read as read, wal_records, left(regexp_replace(query, '[[:space:]]+', ' ', 'g'), 80) as query
-      from pg_stat_statements where dbid = (select oid from pg_database where datname = current_database())
-      order by total_exec_time desc limit 15`
-    console.log(`statements during D (${EVENTS} events)`)
-    console.table(statements)
-  }
+  /** A throughput run with the diagnostics asked for in the environment. */
+  const diagnosed = <E>(name: string, run: Effect.Effect<number, E>) =>
+    Effect.gen(function*() {
+      if (process.env.BENCH_SQL_STATS) yield* sql`select pg_stat_statements_reset()`
+      const profile = process.env.BENCH_CPU_PROFILE?.replace(/(\.cpuprofile)?$/, `.${name}.cpuprofile`)
+      if (profile) yield* Effect.promise(() => startProfile())
+      const heapProfile = process.env.BENCH_HEAP_PROFILE?.replace(/(\.heapprofile)?$/, `.${name}.heapprofile`)
+      if (heapProfile) yield* Effect.promise(startHeapProfile)
+      const before = yield* cpuNow
+      const rate = yield* run
+      const after = yield* cpuNow
+      if (profile) yield* Effect.promise(() => stopProfile(profile))
+      if (heapProfile) yield* Effect.promise(() => stopHeapProfile(heapProfile))
+      if (process.env.BENCH_STAGES) {
+        const perEvent = (k: keyof typeof after) => `${Math.round(((after[k] - before[k]) / EVENTS) * 1e6)} µs`
+        console.log(`CPU per event during ${name}:`, {
+          bench: perEvent("bench"),
+          receiver: perEvent("receiver"),
+          postgres: perEvent("postgres"),
+          machine: perEvent("machine")
+        })
+      }
+      if (process.env.BENCH_SQL_STATS) {
+        const statements = yield* sql<Record<string, unknown>>`
+          select calls, round(total_plan_time::numeric, 1) as plan_ms, round(total_exec_time::numeric, 1) as ms, rows,
+                 shared_blks_hit as hit, shared_blks_read as read, wal_records,
+                 left(regexp_replace(query, '[[:space:]]+', ' ', 'g'), 80) as query
+          from pg_stat_statements where dbid = (select oid from pg_database where datname = current_database())
+          order by total_exec_time desc limit 12`
+        console.log(`statements during ${name} (${EVENTS} events)`)
+        console.table(statements)
+      }
+      return rate
+    }).pipe(Effect.orDie)
+
+  // (b) D: unordered (no conversation peer), one subscription.
+  yield* throughput(() => null) // warm-up
+  const D = yield* diagnosed("D", throughput(() => null))
 
   // (c) latency at 50 % of D: small batches every 10 ms, commit -> receipt.
   const rate = D / 2
@@ -263,12 +291,12 @@ const main = Effect.gen(function*() {
   if (process.env.BENCH_STAGES) console.log("stages (ms)", stages)
 
   // (d) ordered: message events over 1,000 conversations.
-  const O = yield* throughput((i) => `conv-${i % CONVERSATIONS}`)
+  const O = yield* diagnosed("O", throughput((i) => `conv-${i % CONVERSATIONS}`))
 
   const p50 = percentile(latencies, 50)
   const p99 = percentile(latencies, 99)
   const lines = [
-    `E  (safeFetch -> echo, 128 concurrent)      ${fmt(E)} req/s`,
+    `E  (transport -> echo, 128 concurrent)      ${fmt(E)} req/s`,
     `D  (end to end, unordered, 1 subscription)  ${fmt(D)} ev/s          goal >= 2,000   ${D >= 2000 ? "ok" : "MISSED"}`,
     `D/E                                         ${(D / E).toFixed(2)}               goal >= 0.40    ${D / E >= 0.4 ? "ok" : "MISSED"}`,
     `latency at ${fmt(rate)} ev/s (50% of D), n=${latencies.length}:  p50 ${p50} ms, p99 ${p99} ms   goal p99 <= 100 ms   ${p99 <= 100 ? "ok" : "MISSED"}`,

@@ -6,7 +6,7 @@ import {
   USER_AGENT,
   WebhookHeaders
 } from "@platform/shared"
-import { Chunk, Clock, Duration, Effect, FiberSet, Option, Queue, Redacted } from "effect"
+import { Chunk, Clock, Duration, Effect, Exit, Option, Queue, Redacted } from "effect"
 import { Secrets } from "../crypto/secrets.js"
 import { AutoPause } from "./auto-pause.js"
 import { deliveryBody } from "./envelope.js"
@@ -36,6 +36,10 @@ interface CachedKeys {
   readonly keys: SigningKeys
   readonly headers: Record<string, string>
 }
+
+const EVENT_HEADER = WebhookHeaders.event.toLowerCase()
+const EVENT_ID_HEADER = WebhookHeaders.eventId.toLowerCase()
+const DELIVERY_ID_HEADER = WebhookHeaders.deliveryId.toLowerCase()
 
 /** Postgres arrays are 1-based: delay before attempt n is `delays[n]`. */
 const RETRY_DELAYS = [...RETRY_DELAYS_MINUTES]
@@ -81,16 +85,24 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("@platform/server/D
     const autoPause = yield* AutoPause
     const cache = new Map<number, CachedKeys>()
 
+    /** The cached keys of the row's subscription, when still those of its version. */
+    const cachedKeys = (row: ClaimedRow, nowMs: number): CachedKeys | undefined => {
+      const cached = cache.get(row.subscription_id)
+      const previousUntil = row.previous_secret_expires_at?.getTime() ?? 0
+      return cached !== undefined && cached.version === row.sub_version.getTime() &&
+          (cached.previousUntil <= nowMs) === (previousUntil <= nowMs)
+        ? cached
+        : undefined
+    }
+
     // Plaintext secrets are decrypted once per subscription version and kept in
     // memory only; a PATCH or rotation bumps updated_at, which the claim returns.
     const keysFor = (row: ClaimedRow, nowMs: number) =>
       Effect.gen(function*() {
+        const cached = cachedKeys(row, nowMs)
+        if (cached !== undefined) return cached
         const version = row.sub_version.getTime()
         const previousUntil = row.previous_secret_expires_at?.getTime() ?? 0
-        const cached = cache.get(row.subscription_id)
-        if (cached !== undefined && cached.version === version && (cached.previousUntil <= nowMs) === (previousUntil <= nowMs)) {
-          return cached
-        }
         const secret = Redacted.value(yield* secrets.decrypt(row.secret_encrypted))
         const previous = row.previous_secret_encrypted !== null && previousUntil > nowMs
           ? Redacted.value(yield* secrets.decrypt(row.previous_secret_encrypted))
@@ -207,19 +219,24 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("@platform/server/D
         ${withSubscription}`.pipe(Effect.orDie)
     }
 
+    /** The signed request of one attempt (the timestamp is the claim's). */
+    const request = (row: ClaimedRow, entry: CachedKeys, nowMs: number) => {
+      const body = deliveryBody(row.envelope)
+      const headers: Record<string, string> = {
+        ...entry.headers,
+        "content-type": "application/json",
+        "user-agent": USER_AGENT,
+        [EVENT_HEADER]: row.event_type,
+        [EVENT_ID_HEADER]: row.event_id,
+        [DELIVERY_ID_HEADER]: String(row.id),
+        ...signatureHeaders(entry.keys, row.event_id, Math.floor(nowMs / 1000), body)
+      }
+      return { headers, body }
+    }
+
     const send = (row: ClaimedRow, nowMs: number) =>
       Effect.gen(function*() {
-        const entry = yield* keysFor(row, nowMs)
-        const body = deliveryBody(row.envelope)
-        const headers: Record<string, string> = {
-          ...entry.headers,
-          "content-type": "application/json",
-          "user-agent": USER_AGENT,
-          [WebhookHeaders.event.toLowerCase()]: row.event_type,
-          [WebhookHeaders.eventId.toLowerCase()]: row.event_id,
-          [WebhookHeaders.deliveryId.toLowerCase()]: String(row.id),
-          ...signatureHeaders(entry.keys, row.event_id, Math.floor(nowMs / 1000), body)
-        }
+        const { body, headers } = request(row, yield* keysFor(row, nowMs), nowMs)
         return yield* transport.post(row.target_url, headers, body)
       })
 
@@ -359,7 +376,15 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("@platform/server/D
         const topUp = Math.max(1, Math.min(batchSize, Math.ceil(maxInFlight / 2)))
         const sweep = options.sweep ?? Duration.seconds(1)
         const settled = yield* Queue.unbounded<Settled>()
-        const posts = yield* FiberSet.make<void, never>()
+        // POSTs run as Promises, not fibers (a fiber per delivery cost more CPU than its
+        // request); closing the scope aborts the ones still running.
+        const running = new Set<AbortController>()
+        yield* Effect.addFinalizer(() =>
+          Effect.sync(() => {
+            for (const controller of running) controller.abort()
+            running.clear()
+          })
+        )
         const freed = new Pulse()
         const probed = new Pulse()
         // (subscription, conversation_peer) pairs whose head row may be due: one of their
@@ -372,26 +397,46 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("@platform/server/D
           if (pairs.length > 0) probed.fire()
         }
 
-        const post = (row: ClaimedRow, claimedAt: Date) =>
-          send(row, claimedAt.getTime()).pipe(
-            Effect.flatMap((outcome) => Queue.offer(settled, { row, outcome, claimedAt })),
-            Effect.catchAllCause((cause) => Effect.logError(`delivery ${row.id} not sent; retried after its lease`, cause)),
-            Effect.ensuring(Effect.sync(() => {
-              inFlight--
-              freed.fire()
-            })),
-            Effect.asVoid
-          )
+        const release = (slots: number) => {
+          inFlight -= slots
+          freed.fire()
+        }
+
+        const post = (row: ClaimedRow, claimedAt: Date, entry: CachedKeys) => {
+          const { body, headers } = request(row, entry, claimedAt.getTime())
+          const controller = new AbortController()
+          running.add(controller)
+          void transport.send(row.target_url, headers, body, controller).then((outcome) => {
+            running.delete(controller)
+            if (!controller.signal.aborted) Queue.unsafeOffer(settled, { row, outcome, claimedAt })
+            release(1)
+          })
+        }
 
         /** Starts rows claimed into `reserved` slots (already counted) and gives back the unused ones. */
         const startClaimed = (rows: ReadonlyArray<ClaimedRow>, claimedAt: Date, reserved: number) =>
           Effect.gen(function*() {
-            for (const row of rows) yield* FiberSet.run(posts, post(row, claimedAt))
-            const unused = reserved - rows.length
-            if (unused > 0) {
-              inFlight -= unused
-              freed.fire()
+            const nowMs = claimedAt.getTime()
+            let started = 0
+            for (const row of rows) {
+              let entry = cachedKeys(row, nowMs)
+              if (entry === undefined) {
+                const keys = yield* Effect.exit(keysFor(row, nowMs))
+                if (Exit.isFailure(keys)) {
+                  yield* Effect.logError(`delivery ${row.id} not sent; retried after its lease`, keys.cause)
+                  continue
+                }
+                entry = keys.value
+              }
+              try {
+                post(row, claimedAt, entry)
+              } catch (error) {
+                yield* Effect.logError(`delivery ${row.id} not sent; retried after its lease`, error)
+                continue
+              }
+              started++
             }
+            if (reserved > started) release(reserved - started)
           })
 
         /** Claims the head rows of up to `n` probed pairs, oldest probes first. */

@@ -313,30 +313,34 @@ const discard = (body: ResponseBody): void => {
 const drainSmall = (body: ResponseBody): Promise<void> =>
   body.dump({ limit: 64 * 1024 }).catch(() => discard(body))
 
-type Outcome<A, E> = { readonly ok: true; readonly value: A } | { readonly ok: false; readonly error: E }
+/** A result that never rejects: what the Promise side of this module hands back. */
+export type Outcome<A, E> = { readonly ok: true; readonly value: A } | { readonly ok: false; readonly error: E }
 
-/** Runs a never-rejecting Promise as an Effect; interruption aborts the request. */
-const fromOutcome = <A, E>(run: (signal: AbortSignal) => Promise<Outcome<A, E>>): Effect.Effect<A, E> =>
-  Effect.flatMap(Effect.promise(run), (outcome) => outcome.ok ? Effect.succeed(outcome.value) : Effect.fail(outcome.error))
+/**
+ * Runs an exchange as an Effect; interruption aborts its controller (the same one
+ * its deadline uses, so one AbortController per request).
+ */
+const fromOutcome = <A, E>(run: (controller: AbortController) => Promise<Outcome<A, E>>): Effect.Effect<A, E> =>
+  Effect.async<A, E>((resume) => {
+    const controller = new AbortController()
+    run(controller).then((outcome) => resume(outcome.ok ? Effect.succeed(outcome.value) : Effect.fail(outcome.error)))
+    return Effect.sync(() => controller.abort())
+  })
 
-/** A deadline controller that also follows the caller's (Effect interruption) signal. */
-const deadline = (outer: AbortSignal, timeoutMs: number) => {
-  const controller = new AbortController()
+/**
+ * A deadline on `controller`: aborts it after `timeoutMs` (and says so in `state`).
+ * The caller may abort the same controller itself (interruption, shutdown).
+ */
+const deadline = (controller: AbortController, timeoutMs: number) => {
   const state = { timedOut: false }
   const timer = setTimeout(() => {
     state.timedOut = true
     controller.abort(new Error(`deadline of ${timeoutMs} ms exceeded`))
   }, timeoutMs)
-  const onOuterAbort = () => controller.abort(outer.reason)
-  if (outer.aborted) controller.abort(outer.reason)
-  else outer.addEventListener("abort", onOuterAbort, { once: true })
   return {
     signal: controller.signal,
     state,
-    done: () => {
-      clearTimeout(timer)
-      outer.removeEventListener("abort", onOuterAbort)
-    }
+    done: () => clearTimeout(timer)
   }
 }
 
@@ -351,17 +355,60 @@ const resolveTarget = (
 
 const pathOf = (url: URL) => `${url.pathname}${url.search}`
 
+/** Decodes snippets leniently (invalid bytes become U+FFFD); stateless between calls. */
+const snippetDecoder = new TextDecoder("utf-8", { fatal: false })
+
+interface BodyRead {
+  readonly kept: ReadonlyArray<Uint8Array>
+  readonly read: number
+  readonly complete: boolean
+}
+
+/**
+ * Reads a response body with listeners (no async iterator per response): keeps the
+ * first `snippetBytes`, reads and drops the rest up to `maxResponseBytes`, beyond
+ * which the connection is dropped instead of drained forever.
+ */
+const readBody = (body: ResponseBody, snippetBytes: number, maxResponseBytes: number): Promise<BodyRead> =>
+  new Promise((resolve) => {
+    const kept: Array<Uint8Array> = []
+    let keptBytes = 0
+    let read = 0
+    let settled = false
+    const finish = (complete: boolean) => {
+      if (settled) return
+      settled = true
+      resolve({ kept, read, complete })
+    }
+    body.on("data", (chunk: Uint8Array) => {
+      read += chunk.byteLength
+      if (keptBytes < snippetBytes) {
+        const part = chunk.subarray(0, snippetBytes - keptBytes)
+        kept.push(part)
+        keptBytes += part.byteLength
+      }
+      if (read > maxResponseBytes) {
+        discard(body)
+        finish(false)
+      }
+    })
+    body.on("end", () => finish(true))
+    // The deadline or a lost connection while reading the body.
+    body.on("error", () => finish(false))
+    body.on("close", () => finish(false))
+  })
+
 const exchange = async (
   target: CheckedTarget,
   init: SafeFetchInit,
-  outer: AbortSignal
+  controller: AbortController
 ): Promise<Outcome<SafeResponse, SafeHttpError>> => {
   const url = target.url.href
   const timeoutMs = init.timeoutMs ?? DEFAULT_TIMEOUT_MS
   const snippetBytes = init.snippetBytes ?? DEFAULT_SNIPPET_BYTES
   const maxResponseBytes = Math.max(init.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES, snippetBytes)
   const started = performance.now()
-  const limit = deadline(outer, timeoutMs)
+  const limit = deadline(controller, timeoutMs)
   try {
     let response: Dispatcher.ResponseData
     try {
@@ -377,39 +424,27 @@ const exchange = async (
     }
 
     // Headers are in: the status counts even if the body is cut short.
-    const kept: Array<Uint8Array> = []
-    let keptBytes = 0
-    let read = 0
-    let complete = true
-    try {
-      for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
-        read += chunk.byteLength
-        if (keptBytes < snippetBytes) {
-          const part = chunk.subarray(0, snippetBytes - keptBytes)
-          kept.push(part)
-          keptBytes += part.byteLength
-        }
-        if (read > maxResponseBytes) {
-          complete = false
-          discard(response.body) // drops this connection instead of draining forever
-          break
-        }
-      }
-      // The body's 'end' reaches us before undici marks the connection idle; one
-      // turn of the event loop lets the next request reuse it instead of opening
-      // a second connection.
-      if (complete) await new Promise<void>((resolve) => setImmediate(resolve))
-    } catch {
-      complete = false // deadline or connection loss while reading the body
-    }
+    const body = await readBody(response.body, snippetBytes, maxResponseBytes)
+    // The body's 'end' reaches us before undici marks the connection idle; one
+    // turn of the event loop lets the next request reuse it instead of opening
+    // a second connection.
+    if (body.complete) await new Promise<void>((resolve) => setImmediate(resolve))
+    const raw = response.headers
+    let headers: Record<string, string> | undefined
     return {
       ok: true,
       value: {
         status: response.statusCode,
-        headers: responseHeaders(response.headers),
-        snippet: new TextDecoder("utf-8", { fatal: false }).decode(Buffer.concat(kept)),
-        bodyBytesRead: read,
-        bodyComplete: complete,
+        // Converted when asked for: the delivery engine never reads them.
+        get headers() {
+          headers ??= responseHeaders(raw)
+          return headers
+        },
+        snippet: body.kept.length === 0
+          ? ""
+          : snippetDecoder.decode(body.kept.length === 1 ? body.kept[0] : Buffer.concat(body.kept)),
+        bodyBytesRead: body.read,
+        bodyComplete: body.complete,
         latencyMs: Math.round(performance.now() - started),
         pinned: target.pinned
       }
@@ -418,6 +453,17 @@ const exchange = async (
     limit.done()
   }
 }
+
+/**
+ * `safeFetch` for a target already checked, as a Promise that never rejects: the
+ * delivery engine's hot path, without a fiber per request. Aborting `controller`
+ * (when given) abandons the request, as interrupting `safeFetch` does.
+ */
+export const safeExchange = (
+  target: CheckedTarget,
+  init: SafeFetchInit,
+  controller: AbortController = new AbortController()
+): Promise<Outcome<SafeResponse, SafeHttpError>> => exchange(target, init, controller)
 
 /**
  * One HTTP exchange with a checked target (or a URL string, checked here with
@@ -431,17 +477,17 @@ export const safeFetch = (
   init: SafeFetchInit
 ): Effect.Effect<SafeResponse, SafeHttpError> =>
   resolveTarget(target, init.allowLocal ?? false, init.resolver).pipe(
-    Effect.flatMap((checked) => fromOutcome((signal) => exchange(checked, init, signal)))
+    Effect.flatMap((checked) => fromOutcome((controller) => exchange(checked, init, controller)))
   )
 
 const download = async (
   target: CheckedTarget,
   options: SafeDownloadOptions,
-  outer: AbortSignal
+  controller: AbortController
 ): Promise<Outcome<SafeDownload, SafeDownloadError>> => {
   const url = target.url.href
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS
-  const limit = deadline(outer, timeoutMs)
+  const limit = deadline(controller, timeoutMs)
   let response: Dispatcher.ResponseData | undefined
   try {
     response = await poolFor(target).request({
@@ -519,5 +565,5 @@ export const safeDownload = (
   options: SafeDownloadOptions
 ): Effect.Effect<SafeDownload, SafeDownloadError> =>
   resolveTarget(url, options.allowLocal, options.resolver).pipe(
-    Effect.flatMap((checked) => fromOutcome((signal) => download(checked, options, signal)))
+    Effect.flatMap((checked) => fromOutcome((controller) => download(checked, options, controller)))
   )
