@@ -9,39 +9,16 @@
  * database is created beside it and dropped), BENCH_SECONDS (10), BENCH_CONNECTIONS (32),
  * BENCH_ROUNDS (2), REDIS_URL (optional: measures the Redis limiter).
  */
-import { type ChildProcess, spawn } from "node:child_process"
-import { randomBytes } from "node:crypto"
-import { mkdtempSync, rmSync } from "node:fs"
+import { spawn } from "node:child_process"
 import { createRequire } from "node:module"
-import { tmpdir } from "node:os"
-import { dirname, join } from "node:path"
-import { fileURLToPath } from "node:url"
-import { freePort, query } from "./support.js"
+import { withBenchServer } from "./support.js"
 
-const here = dirname(fileURLToPath(import.meta.url))
-const serverDir = join(here, "..")
 const require = createRequire(import.meta.url)
 
 const databaseUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test"
 const seconds = Number(process.env.BENCH_SECONDS ?? 10)
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32)
 const rounds = Number(process.env.BENCH_ROUNDS ?? 2)
-
-const admin = (sql: string) => query(databaseUrl, sql)
-
-const waitFor = async (url: string, timeoutMs: number, child: ChildProcess) => {
-  const deadline = Date.now() + timeoutMs
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`the server exited with code ${child.exitCode} before answering`)
-    try {
-      if ((await fetch(url)).ok) return
-    } catch {
-      // not up yet
-    }
-    await new Promise((r) => setTimeout(r, 200))
-  }
-  throw new Error(`server did not answer ${url} within ${timeoutMs} ms`)
-}
 
 interface Result {
   readonly rps: number
@@ -71,33 +48,8 @@ const median = (xs: ReadonlyArray<number>) => {
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2
 }
 
-const main = async () => {
-  const dbName = `bench_auth_${randomBytes(4).toString("hex")}`
-  const scratch = new URL(databaseUrl)
-  scratch.pathname = `/${dbName}`
-  const dataDir = mkdtempSync(join(tmpdir(), "bench-auth-"))
-  await admin(`create database ${dbName}`)
-  let server: ChildProcess | undefined
-  try {
-    const port = await freePort()
-    const base = `http://127.0.0.1:${port}`
-    server = spawn(process.execPath, ["--import", "tsx", join(serverDir, "src/main.ts")], {
-      cwd: serverDir,
-      env: {
-        ...process.env,
-        DATABASE_URL: scratch.toString(),
-        PORT: String(port),
-        HOST: "127.0.0.1",
-        ROLE: "api",
-        LOG_LEVEL: "warning",
-        LOG_FORMAT: "json",
-        DATA_DIR: dataDir,
-        NODE_ENV: "development"
-      },
-      stdio: ["ignore", "inherit", "inherit"]
-    })
-    await waitFor(`${base}/healthz`, 180_000, server)
-
+const main = () =>
+  withBenchServer("auth", databaseUrl, { ROLE: "api" }, async ({ base }) => {
     const signup = await fetch(`${base}/platform/dashboard/signup`, {
       method: "POST",
       headers: { "content-type": "application/json" },
@@ -153,15 +105,7 @@ const main = async () => {
       `ratio channels/healthz: p50 ${ratio.toFixed(2)}x, p99 ${(c.p99 / Math.max(h.p99, 0.001)).toFixed(2)}x, ` +
         `req/s ${(c.rps / h.rps).toFixed(2)}x  (goal: p50 <= 1.30x: ${ratio <= 1.3 ? "met" : "NOT met"})`
     )
-  } finally {
-    if (server && server.exitCode === null) {
-      server.kill("SIGTERM")
-      await new Promise((r) => server!.once("exit", r))
-    }
-    await admin(`drop database if exists ${dbName} with (force)`).catch((e) => console.error("drop failed", e))
-    rmSync(dataDir, { recursive: true, force: true })
-  }
-}
+  })
 
 main().catch((error) => {
   console.error(error)

@@ -12,12 +12,9 @@
  * BENCH_CONNECTIONS (32), BENCH_RATES (500,1000,1500,2000,3000,0; 0 = unlimited).
  */
 import { type ChildProcess, spawn } from "node:child_process"
-import { randomBytes } from "node:crypto"
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { freePort, query, SERVER_NODE_FLAGS, waitFor } from "./support.js"
+import { freePort, query, stop, waitFor, withBenchServer } from "./support.js"
 
 const here = dirname(fileURLToPath(import.meta.url))
 const serverDir = join(here, "..")
@@ -52,108 +49,76 @@ const load = (url: string, rate: number, duration: number) =>
     child.on("exit", (code) => (code === 0 ? resolve(JSON.parse(out) as Result) : reject(new Error(`load exited ${code}`))))
   })
 
-const stop = async (child: ChildProcess | undefined) => {
-  if (child && child.exitCode === null) {
-    child.kill("SIGTERM")
-    await new Promise((r) => child.once("exit", r))
-  }
-}
+const main = () =>
+  withBenchServer("inbound", databaseUrl, { META_APP_SECRET: SECRET }, async ({ base, databaseUrl: scratch }) => {
+    let bare: ChildProcess | undefined
+    try {
+      const barePort = await freePort()
+      await query(scratch, `
+        with a as (insert into developer_accounts (name, plan) values ('bench', 'business') returning id)
+        insert into platform_channels (developer_account_id, type, name, phone_number_id, waba_id, display_phone_number)
+        select id, 'chat', 'bench', '${PHONE_NUMBER_ID}', '900800700', '15550001111' from a`)
+      bare = spawn(process.execPath, ["--import", "tsx", join(here, "bare-inbound.ts"), String(barePort), scratch, SECRET], {
+        cwd: serverDir,
+        stdio: ["ignore", "inherit", "inherit"]
+      })
+      await waitFor(`http://127.0.0.1:${barePort}/`, 30_000)
 
-const main = async () => {
-  const dbName = `bench_inbound_${randomBytes(4).toString("hex")}`
-  const scratch = new URL(databaseUrl)
-  scratch.pathname = `/${dbName}`
-  const dataDir = mkdtempSync(join(tmpdir(), "bench-inbound-"))
-  await query(databaseUrl, `create database ${dbName}`)
-  let server: ChildProcess | undefined
-  let bare: ChildProcess | undefined
-  try {
-    const [port, barePort] = [await freePort(), await freePort()]
-    server = spawn(process.execPath, [...SERVER_NODE_FLAGS, "--import", "tsx", join(serverDir, "src/main.ts")], {
-      cwd: serverDir,
-      env: {
-        ...process.env,
-        DATABASE_URL: scratch.toString(),
-        PORT: String(port),
-        HOST: "127.0.0.1",
-        ROLE: "all",
-        META_APP_SECRET: SECRET,
-        LOG_LEVEL: "warning",
-        LOG_FORMAT: "json",
-        DATA_DIR: dataDir,
-        NODE_ENV: "development"
-      },
-      stdio: ["ignore", "inherit", "inherit"]
-    })
-    await waitFor(`http://127.0.0.1:${port}/healthz`, 180_000)
-    await query(scratch.toString(), `
-      with a as (insert into developer_accounts (name, plan) values ('bench', 'business') returning id)
-      insert into platform_channels (developer_account_id, type, name, phone_number_id, waba_id, display_phone_number)
-      select id, 'chat', 'bench', '${PHONE_NUMBER_ID}', '900800700', '15550001111' from a`)
-    bare = spawn(process.execPath, ["--import", "tsx", join(here, "bare-inbound.ts"), String(barePort), scratch.toString(), SECRET], {
-      cwd: serverDir,
-      stdio: ["ignore", "inherit", "inherit"]
-    })
-    await waitFor(`http://127.0.0.1:${barePort}/`, 30_000)
+      const targets = {
+        "/webhook/incoming": `${base}/webhook/incoming`,
+        "bare HMAC + 1 INSERT": `http://127.0.0.1:${barePort}/`
+      } as const
+      type Name = keyof typeof targets
+      console.error(`warming up (${connections} connections)...`)
+      for (const url of Object.values(targets)) await load(url, 0, 3)
 
-    const targets = {
-      "/webhook/incoming": `http://127.0.0.1:${port}/webhook/incoming`,
-      "bare HMAC + 1 INSERT": `http://127.0.0.1:${barePort}/`
-    } as const
-    type Name = keyof typeof targets
-    console.error(`warming up (${connections} connections)...`)
-    for (const url of Object.values(targets)) await load(url, 0, 3)
+      const results: Record<Name, Array<{ rate: number } & Result>> = { "/webhook/incoming": [], "bare HMAC + 1 INSERT": [] }
+      const names = Object.keys(targets) as Array<Name>
+      for (const [step, rate] of rates.entries()) {
+        for (const name of step % 2 === 0 ? names : [...names].reverse()) {
+          const r = await load(targets[name], rate, seconds)
+          results[name].push({ rate, ...r })
+          console.error(
+            `${name.padEnd(22)} offered ${rate === 0 ? "max" : rate}: ${r.rps.toFixed(0)} msg/s, p50 ${r.p50} ms, p99 ${r.p99} ms` +
+              (r.non2xx + r.errors > 0 ? `, ${r.non2xx} non-2xx, ${r.errors} errors` : "")
+          )
+        }
+      }
 
-    const results: Record<Name, Array<{ rate: number } & Result>> = { "/webhook/incoming": [], "bare HMAC + 1 INSERT": [] }
-    const names = Object.keys(targets) as Array<Name>
-    for (const [step, rate] of rates.entries()) {
-      for (const name of step % 2 === 0 ? names : [...names].reverse()) {
-        const r = await load(targets[name], rate, seconds)
-        results[name].push({ rate, ...r })
-        console.error(
-          `${name.padEnd(22)} offered ${rate === 0 ? "max" : rate}: ${r.rps.toFixed(0)} msg/s, p50 ${r.p50} ms, p99 ${r.p99} ms` +
-            (r.non2xx + r.errors > 0 ? `, ${r.non2xx} non-2xx, ${r.errors} errors` : "")
+      // Sustained: the highest rate served in full (>= 95% of the offered rate, no error) within the p99 goal.
+      const sustained = (name: Name) => {
+        const ok = results[name].filter((r) =>
+          r.non2xx + r.errors === 0 && r.p99 <= P99_GOAL_MS && (r.rate === 0 || r.rps >= 0.95 * r.rate)
+        )
+        return ok.reduce<({ rate: number } & Result) | undefined>((best, r) => (best === undefined || r.rps > best.rps ? r : best), undefined)
+      }
+      const peak = (name: Name) => results[name].find((r) => r.rate === 0)
+      console.log(`\ninbound benchmark: ${connections} connections, ${seconds} s per step, offered rates ${rates.map((r) => r || "max").join(", ")} msg/s`)
+      console.log(`${"target".padEnd(24)} ${"offered".padStart(8)} ${"msg/s".padStart(8)} ${"p50 ms".padStart(8)} ${"p99 ms".padStart(8)}`)
+      for (const name of names) {
+        for (const r of results[name]) {
+          console.log(`${name.padEnd(24)} ${(r.rate === 0 ? "max" : String(r.rate)).padStart(8)} ${r.rps.toFixed(0).padStart(8)} ${String(r.p50).padStart(8)} ${String(r.p99).padStart(8)}`)
+        }
+      }
+      const s = sustained("/webhook/incoming")
+      const b = sustained("bare HMAC + 1 INSERT")
+      const ps = peak("/webhook/incoming")
+      const pb = peak("bare HMAC + 1 INSERT")
+      console.log(`\nsustained (p99 <= ${P99_GOAL_MS} ms, offered rate served): /webhook/incoming ${s ? `${s.rps.toFixed(0)} msg/s (p50 ${s.p50} ms, p99 ${s.p99} ms)` : "none"}; bare ${b ? `${b.rps.toFixed(0)} msg/s (p50 ${b.p50} ms, p99 ${b.p99} ms)` : "none"}`)
+      if (ps && pb) console.log(`peak: /webhook/incoming ${ps.rps.toFixed(0)} msg/s vs bare ${pb.rps.toFixed(0)} msg/s = ${(ps.rps / pb.rps).toFixed(2)} x`)
+      if (s && b) {
+        console.log(
+          `goals: >= 1500 msg/s sustained: ${s.rps >= 1500 ? "met" : "NOT met"}; p99 <= 50 ms at it: ${s.p99 <= 50 ? "met" : "NOT met"}; ` +
+            `>= 0.5 x bare (sustained ${(s.rps / b.rps).toFixed(2)} x${ps && pb ? `, peak ${(ps.rps / pb.rps).toFixed(2)} x` : ""}): ${s.rps / b.rps >= 0.5 ? "met" : "NOT met"}`
         )
       }
+      const stored = await query(scratch, `select count(*)::int as n from messages`)
+      const sent = results["/webhook/incoming"].reduce((n, r) => n + r.total, 0)
+      console.log(`messages stored by /webhook/incoming: ${stored.rows[0].n} (of ${sent} measured POSTs plus warm-up)`)
+    } finally {
+      await stop(bare)
     }
-
-    // Sustained: the highest rate served in full (>= 95% of the offered rate, no error) within the p99 goal.
-    const sustained = (name: Name) => {
-      const ok = results[name].filter((r) =>
-        r.non2xx + r.errors === 0 && r.p99 <= P99_GOAL_MS && (r.rate === 0 || r.rps >= 0.95 * r.rate)
-      )
-      return ok.reduce<({ rate: number } & Result) | undefined>((best, r) => (best === undefined || r.rps > best.rps ? r : best), undefined)
-    }
-    const peak = (name: Name) => results[name].find((r) => r.rate === 0)
-    console.log(`\ninbound benchmark: ${connections} connections, ${seconds} s per step, offered rates ${rates.map((r) => r || "max").join(", ")} msg/s`)
-    console.log(`${"target".padEnd(24)} ${"offered".padStart(8)} ${"msg/s".padStart(8)} ${"p50 ms".padStart(8)} ${"p99 ms".padStart(8)}`)
-    for (const name of names) {
-      for (const r of results[name]) {
-        console.log(`${name.padEnd(24)} ${(r.rate === 0 ? "max" : String(r.rate)).padStart(8)} ${r.rps.toFixed(0).padStart(8)} ${String(r.p50).padStart(8)} ${String(r.p99).padStart(8)}`)
-      }
-    }
-    const s = sustained("/webhook/incoming")
-    const b = sustained("bare HMAC + 1 INSERT")
-    const ps = peak("/webhook/incoming")
-    const pb = peak("bare HMAC + 1 INSERT")
-    console.log(`\nsustained (p99 <= ${P99_GOAL_MS} ms, offered rate served): /webhook/incoming ${s ? `${s.rps.toFixed(0)} msg/s (p50 ${s.p50} ms, p99 ${s.p99} ms)` : "none"}; bare ${b ? `${b.rps.toFixed(0)} msg/s (p50 ${b.p50} ms, p99 ${b.p99} ms)` : "none"}`)
-    if (ps && pb) console.log(`peak: /webhook/incoming ${ps.rps.toFixed(0)} msg/s vs bare ${pb.rps.toFixed(0)} msg/s = ${(ps.rps / pb.rps).toFixed(2)} x`)
-    if (s && b) {
-      console.log(
-        `goals: >= 1500 msg/s sustained: ${s.rps >= 1500 ? "met" : "NOT met"}; p99 <= 50 ms at it: ${s.p99 <= 50 ? "met" : "NOT met"}; ` +
-          `>= 0.5 x bare (sustained ${(s.rps / b.rps).toFixed(2)} x${ps && pb ? `, peak ${(ps.rps / pb.rps).toFixed(2)} x` : ""}): ${s.rps / b.rps >= 0.5 ? "met" : "NOT met"}`
-      )
-    }
-    const stored = await query(scratch.toString(), `select count(*)::int as n from messages`)
-    const sent = results["/webhook/incoming"].reduce((n, r) => n + r.total, 0)
-    console.log(`messages stored by /webhook/incoming: ${stored.rows[0].n} (of ${sent} measured POSTs plus warm-up)`)
-  } finally {
-    await stop(bare)
-    await stop(server)
-    await query(databaseUrl, `drop database if exists ${dbName} with (force)`).catch((e) => console.error("drop failed", e))
-    rmSync(dataDir, { recursive: true, force: true })
-  }
-}
+  })
 
 main().catch((error) => {
   console.error(error)

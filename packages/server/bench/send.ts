@@ -12,14 +12,9 @@
  * both created and updated), BENCH_IDEMPOTENCY=1 to send an Idempotency-Key on
  * every request.
  */
-import { type ChildProcess, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
-import { mkdtempSync, rmSync } from "node:fs"
 import { createRequire } from "node:module"
-import { tmpdir } from "node:os"
-import { dirname, join } from "node:path"
-import { fileURLToPath } from "node:url"
-import { freePort, query, waitFor } from "./support.js"
+import { query, withBenchServer } from "./support.js"
 
 interface AutocannonResult {
   readonly requests: { readonly average: number; readonly total: number }
@@ -34,8 +29,6 @@ interface AutocannonClient {
 type Autocannon = (options: Record<string, unknown>, done: (error: unknown, result: AutocannonResult) => void) => unknown
 const autocannon = createRequire(import.meta.url)("autocannon") as Autocannon
 
-const here = dirname(fileURLToPath(import.meta.url))
-const serverDir = join(here, "..")
 const databaseUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test"
 const seconds = Number(process.env.BENCH_SECONDS ?? 15)
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32)
@@ -94,40 +87,16 @@ const run = (base: string, key: string, channelId: number, duration: number, ups
     }, (error, result) => (error ? reject(error) : resolve(result)))
   })
 
-const main = async () => {
-  const dbName = `bench_send_${randomBytes(4).toString("hex")}`
-  const scratch = new URL(databaseUrl)
-  scratch.pathname = `/${dbName}`
-  const dataDir = mkdtempSync(join(tmpdir(), "bench-send-"))
-  await query(databaseUrl, `create database ${dbName}`)
-  let server: ChildProcess | undefined
-  try {
-    const port = await freePort()
-    const base = `http://127.0.0.1:${port}`
-    server = spawn(process.execPath, ["--import", "tsx", join(serverDir, "src/main.ts")], {
-      cwd: serverDir,
-      env: {
-        ...process.env,
-        DATABASE_URL: scratch.toString(),
-        PORT: String(port),
-        HOST: "127.0.0.1",
-        PUBLIC_URL: base,
-        UPSTREAM: "sandbox",
-        ROLE: "all",
-        // Errors only: at shutdown the sandbox's pending status callbacks find the server gone.
-        LOG_LEVEL: "error",
-        LOG_FORMAT: "json",
-        DATA_DIR: dataDir,
-        NODE_ENV: "development"
-      },
-      stdio: ["ignore", "inherit", "inherit"]
-    })
-    await waitFor(`${base}/healthz`, 180_000)
-
+const main = () =>
+  withBenchServer("send", databaseUrl, {
+    UPSTREAM: "sandbox",
+    // Errors only: at shutdown the sandbox's pending status callbacks find the server gone.
+    LOG_LEVEL: "error"
+  }, async ({ base, databaseUrl: scratch }) => {
     const email = `bench.${randomBytes(4).toString("hex")}@example.com`
     const signup = await json(base, "POST", "/platform/dashboard/signup", { email, password: "bench-Password-1!", name: "bench" })
     const cookie = (signup.headers.getSetCookie().find((c) => c.startsWith("access_token_dev=")) ?? "").split(";")[0]!
-    await query(scratch.toString(), `update developer_accounts set plan = 'business' where id = $1`, [signup.body.account.id])
+    await query(scratch, `update developer_accounts set plan = 'business' where id = $1`, [signup.body.account.id])
     const created = await json(base, "POST", "/platform/dashboard/api-keys", { name: "bench", rate_limit_per_minute: 100_000_000 }, { cookie })
     const channel = await json(base, "POST", "/platform/dashboard/channels/connect/chat", {
       code: "sandbox-code",
@@ -137,27 +106,21 @@ const main = async () => {
     const channelId = channel.body.channel_id as number
     // The per-channel upstream throttle (80/s by default, 1,000/s for upgraded numbers) would
     // cap the run at Meta's rate; the benchmark measures the platform, so the channel is unlimited.
-    await query(scratch.toString(), `update platform_channels set throughput_per_second = 1000000 where id = $1`, [channelId])
+    await query(scratch, `update platform_channels set throughput_per_second = 1000000 where id = $1`, [channelId])
 
     console.log(`bench:send  ${connections} connections, ${seconds} s, ${peers} recipients${idempotency ? ", Idempotency-Key on every request" : ""}`)
     await run(base, created.body.key, channelId, 3, [])
     const upstream: Array<number> = []
-    const [before] = (await query(scratch.toString(), `select count(*)::int as n from messages where direction = 'outbound'`)).rows
+    const [before] = (await query(scratch, `select count(*)::int as n from messages where direction = 'outbound'`)).rows
     const result = await run(base, created.body.key, channelId, seconds, upstream)
-    const [after] = (await query(scratch.toString(), `select count(*)::int as n from messages where direction = 'outbound'`)).rows
+    const [after] = (await query(scratch, `select count(*)::int as n from messages where direction = 'outbound'`)).rows
     upstream.sort((a, b) => a - b)
     const ok = result.requests.total - result.non2xx
     console.log(`sustained     ${(ok / seconds).toFixed(0)} sends/s (${ok} in ${seconds} s; non-2xx ${result.non2xx}, errors ${result.errors})`)
     console.log(`latency       p50 ${result.latency.p50} ms   p90 ${result.latency.p90} ms   p99 ${result.latency.p99} ms   max ${result.latency.max} ms`)
     console.log(`upstream call p50 ${percentile(upstream, 50).toFixed(1)} ms   p99 ${percentile(upstream, 99).toFixed(1)} ms   (Server-Timing, ${upstream.length} samples; sandbox in-process over loopback)`)
     console.log(`recorded      ${after.n - before.n} outbound messages (one statement each: contact, conversation, message, message.sent)`)
-  } finally {
-    server?.kill("SIGTERM")
-    await new Promise((r) => setTimeout(r, 1500))
-    await query(databaseUrl, `drop database if exists ${dbName} with (force)`).catch(() => undefined)
-    rmSync(dataDir, { recursive: true, force: true })
-  }
-}
+  })
 
 main().catch((error) => {
   console.error(error)

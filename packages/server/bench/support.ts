@@ -1,4 +1,10 @@
+import { type ChildProcess, spawn } from "node:child_process"
+import { randomBytes } from "node:crypto"
+import { mkdtempSync, rmSync } from "node:fs"
 import { createServer } from "node:http"
+import { tmpdir } from "node:os"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
 import pg from "pg"
 
 /** The Node flags the start scripts launch the server with (see the server README). */
@@ -37,4 +43,71 @@ export const waitFor = async (url: string, timeoutMs: number) => {
     }
   }
   throw new Error(`${url} did not answer within ${timeoutMs} ms`)
+}
+
+const serverDir = join(dirname(fileURLToPath(import.meta.url)), "..")
+
+/** Stops a child process and waits for it to exit. */
+export const stop = async (child: ChildProcess | undefined) => {
+  if (child && child.exitCode === null) {
+    child.kill("SIGTERM")
+    await new Promise((r) => child.once("exit", r))
+  }
+}
+
+export interface BenchServer {
+  /** http://127.0.0.1:<port> */
+  readonly base: string
+  /** The scratch database the server runs on. */
+  readonly databaseUrl: string
+}
+
+/**
+ * Runs `use` against the real server (src/main.ts, launched with the start
+ * scripts' Node flags) in its own process on a scratch database created beside
+ * `adminUrl`; the server, its data dir and the database are gone afterwards.
+ */
+export const withBenchServer = async <A>(
+  name: string,
+  adminUrl: string,
+  env: Record<string, string>,
+  use: (server: BenchServer) => Promise<A>
+): Promise<A> => {
+  const dbName = `bench_${name}_${randomBytes(4).toString("hex")}`
+  const scratch = new URL(adminUrl)
+  scratch.pathname = `/${dbName}`
+  const dataDir = mkdtempSync(join(tmpdir(), `bench-${name}-`))
+  await query(adminUrl, `create database ${dbName}`)
+  let server: ChildProcess | undefined
+  try {
+    const port = await freePort()
+    const base = `http://127.0.0.1:${port}`
+    server = spawn(process.execPath, [...SERVER_NODE_FLAGS, "--import", "tsx", join(serverDir, "src/main.ts")], {
+      cwd: serverDir,
+      env: {
+        ...process.env,
+        DATABASE_URL: scratch.toString(),
+        PORT: String(port),
+        HOST: "127.0.0.1",
+        PUBLIC_URL: base,
+        ROLE: "all",
+        LOG_LEVEL: "warning",
+        LOG_FORMAT: "json",
+        DATA_DIR: dataDir,
+        NODE_ENV: "development",
+        ...env
+      },
+      stdio: ["ignore", "inherit", "inherit"]
+    })
+    const exited = new Promise<never>((_, reject) =>
+      server!.once("exit", (code) => reject(new Error(`the server exited with code ${code} before answering`)))
+    )
+    exited.catch(() => undefined)
+    await Promise.race([waitFor(`${base}/healthz`, 180_000), exited])
+    return await use({ base, databaseUrl: scratch.toString() })
+  } finally {
+    await stop(server)
+    await query(adminUrl, `drop database if exists ${dbName} with (force)`).catch((e) => console.error("drop failed", e))
+    rmSync(dataDir, { recursive: true, force: true })
+  }
 }

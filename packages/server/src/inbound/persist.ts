@@ -600,15 +600,18 @@ export class InboundStore extends Effect.Service<InboundStore>()("@platform/serv
             : Deferred.failCause(items[0]!.done, cause)
         )
       )
-    const writer = Queue.take(queue).pipe(
-      Effect.flatMap((first) => Effect.map(Queue.takeUpTo(queue, MAX_BATCH - 1), (rest) => [first, ...rest])),
-      Effect.flatMap((items) =>
-        Effect.forEach(groupsOf(items), writeGroup, { discard: true }).pipe(
-          Effect.ensuring(Effect.sync(() => items.forEach((q) => release(q.demand))))
+    // Waiting for work is interruptible; a batch once taken is written and answered
+    // even while the service shuts down (a POST must never see its statement cancelled).
+    const writer = Effect.uninterruptibleMask((restore) =>
+      restore(Queue.take(queue)).pipe(
+        Effect.flatMap((first) => Effect.map(Queue.takeUpTo(queue, MAX_BATCH - 1), (rest) => [first, ...rest])),
+        Effect.flatMap((items) =>
+          Effect.forEach(groupsOf(items), writeGroup, { discard: true }).pipe(
+            Effect.ensuring(Effect.sync(() => items.forEach((q) => release(q.demand))))
+          )
         )
-      ),
-      Effect.forever
-    )
+      )
+    ).pipe(Effect.forever)
     yield* Effect.forkScoped(Effect.all(Array.from({ length: WRITERS }, () => writer), { concurrency: "unbounded", discard: true }))
 
     /**

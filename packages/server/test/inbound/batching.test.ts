@@ -1,8 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import { Context, Effect, Exit, Fiber, Layer, Scope } from "effect"
 import { groupsOf, mergePlans, shares } from "../../src/inbound/batch.js"
-import type { CreatedDelivery } from "../../src/inbound/persist.js"
+import { type CreatedDelivery, InboundStore } from "../../src/inbound/persist.js"
 import type { ForwardRow, InboundPlan, MessageRow, StatusRow } from "../../src/inbound/plan.js"
 import { inboundText, statusCallback, wamid } from "../fixtures/meta/inbound.js"
 import { createSubscription } from "../support/delivery.js"
@@ -194,4 +194,31 @@ layer(TestInbound(), { excludeTestServices: true })("/webhook/incoming under con
       yield* postInbound(inboundText(watched.line, "5511920000007", "alguém escuta"))
       expect(yield* fanned(watched.accountId)).toEqual([{ fanned: false }, { fanned: false }])
     }))
+
+  it.effect("a batch being written when the store shuts down is still committed and answered", () =>
+    Effect.gen(function*() {
+      const ch = yield* createChannel()
+      const scope = yield* Scope.make()
+      const store = Context.get(yield* Layer.buildWithScope(InboundStore.Default, scope), InboundStore)
+      const row = { ...message(0, wamid(), "5511920000009"), channel_id: ch.channelId, account_id: ch.accountId }
+      // Statuses only (no quota demand), so the POST goes through the batch queue.
+      const mid = row.mid
+      yield* rows((sql) => sql`
+        with c as (insert into conversations (developer_account_id, platform_channel_id, peer_id)
+                   values (${ch.accountId}, ${ch.channelId}, ${row.peer}) returning id)
+        insert into messages (developer_account_id, platform_channel_id, conversation_id, direction, source, type, text, status, meta_message_id)
+        select ${ch.accountId}, ${ch.channelId}, c.id, 'outbound', 'api', 'text', 'hi', 'sent', ${mid} from c returning id`)
+      const persisting = yield* Effect.fork(
+        store.persist(plan({ statuses: [{ ...status(0, mid, "delivered"), channel_id: ch.channelId }] }), { inline: false })
+      )
+      for (let i = 0; i < 20; i++) yield* Effect.yieldNow()
+      yield* Scope.close(scope, Exit.void)
+      const result = yield* Fiber.join(persisting)
+      expect(result).toMatchObject({ quotaExceeded: false, unknownStatuses: [] })
+      const [e] = yield* rows<{ n: number }>((sql) => sql`
+        select count(*)::int as n from events where developer_account_id = ${ch.accountId} and event_type = 'message.delivered'`)
+      expect(e!.n).toBe(1)
+      const [m] = yield* rows<{ status: string }>((sql) => sql`select status from messages where meta_message_id = ${mid}`)
+      expect(m!.status).toBe("delivered")
+    }).pipe(Effect.timeout("10 seconds")))
 })
