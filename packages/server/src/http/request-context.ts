@@ -10,25 +10,41 @@ let inFlight = 0
 /** How many requests are being handled right now (graceful shutdown waits for 0). */
 export const requestsInFlight = () => inFlight
 
-const requestIdOf = (request: HttpServerRequest.HttpServerRequest) => {
-  const given = request.headers["x-request-id"]
-  return given !== undefined && VALID_ID.test(given) ? given : `req_${randomUUID().replace(/-/g, "")}`
+/** A request has started / finished (plain node routes count themselves too). */
+export const requestStarted = () => {
+  inFlight++
+}
+export const requestFinished = () => {
+  inFlight--
 }
 
-const accessLog = (request: HttpServerRequest.HttpServerRequest, requestId: string, status: number, started: number) =>
-  Effect.logInfo("request").pipe(
-    Effect.annotateLogs({
-      request_id: requestId,
-      method: request.method,
-      path: request.url.split("?")[0],
-      status,
-      duration_ms: Math.round((performance.now() - started) * 10) / 10
-    })
+/** The caller's `X-Request-Id` when it is sane, otherwise a new one. */
+export const requestIdOf = (given: string | undefined) =>
+  given !== undefined && VALID_ID.test(given) ? given : `req_${randomUUID().replace(/-/g, "")}`
+
+/** The access line of one response, built only when Info is logged. */
+export const accessLog = (method: string, url: string, requestId: string, status: number, started: number) =>
+  Effect.whenLogLevel(
+    Effect.suspend(() =>
+      Effect.logInfo("request").pipe(
+        Effect.annotateLogs({
+          request_id: requestId,
+          method,
+          path: url.split("?")[0],
+          status,
+          duration_ms: Math.round((performance.now() - started) * 10) / 10
+        })
+      )
+    ),
+    LogLevel.Info
   )
 
-const decrement = Effect.sync(() => {
-  inFlight--
+/** The body of a 500: the request id and nothing of the internals. */
+export const internalErrorBody = (requestId: string) => ({
+  detail: { code: "internal_error", message: "Internal server error", request_id: requestId }
 })
+
+const decrement = Effect.sync(requestFinished)
 
 /**
  * Gives every request an id (the caller's `X-Request-Id` when it is sane),
@@ -40,16 +56,16 @@ const decrement = Effect.sync(() => {
  */
 export const RequestContextMiddleware = HttpApiBuilder.middleware((app) =>
   Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-    const requestId = requestIdOf(request)
+    const requestId = requestIdOf(request.headers["x-request-id"])
     const started = performance.now()
-    inFlight++
+    requestStarted()
     const headers = responseHeaders(request)
     headers["x-request-id"] = requestId
     return Effect.zipRight(
       HttpApp.appendPreResponseHandler((_request, response) => {
         const headed = HttpServerResponse.setHeaders(response, headers)
         return Effect.as(
-          Effect.whenLogLevel(Effect.suspend(() => accessLog(request, requestId, response.status, started)), LogLevel.Info),
+          accessLog(request.method, request.url, requestId, response.status, started),
           headed
         )
       }),
@@ -57,10 +73,7 @@ export const RequestContextMiddleware = HttpApiBuilder.middleware((app) =>
         Effect.catchAllDefect((defect) =>
           Effect.as(
             Effect.logError("request failed", Cause.pretty(Cause.die(defect))),
-            HttpServerResponse.unsafeJson(
-              { detail: { code: "internal_error", message: "Internal server error", request_id: requestId } },
-              { status: 500 }
-            )
+            HttpServerResponse.unsafeJson(internalErrorBody(requestId), { status: 500 })
           )
         ),
         Effect.annotateLogs("request_id", requestId),

@@ -1,5 +1,4 @@
 import { HttpApiBuilder, HttpApiScalar, HttpServer } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
 import { PlatformApi } from "@platform/shared"
 import { Effect, Layer } from "effect"
 import { createServer, type Server } from "node:http"
@@ -18,6 +17,7 @@ import { DashboardChannelsLive } from "./dashboard-channels.js"
 import { DashboardSessionLive } from "./dashboard-session.js"
 import { DashboardTeamLive } from "./dashboard-team.js"
 import { EventsStreamLive } from "./events-stream.js"
+import { nodeServerLayer } from "./front-routes.js"
 import { HealthLive } from "./health.js"
 import { MediaDownloadRoute, MediaLive } from "./media.js"
 import { MessagesLive } from "./messages.js"
@@ -81,6 +81,6 @@ export const HttpLive = Layer.unwrapEffect(Effect.gen(function*() {
       Layer.provide(HttpAppLive),
       HttpServer.withLogAddress
     )),
-    Layer.provide(NodeHttpServer.layer(() => server, { port: config.port, host: config.host }))
+    Layer.provide(nodeServerLayer({ port: config.port, host: config.host }, () => server))
   )
 }))

@@ -1,7 +1,9 @@
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Effect, Layer } from "effect"
-import { IncomingMessage } from "node:http"
+import { Cause, Effect, Exit, Layer, Runtime } from "effect"
+import type { IncomingMessage, ServerResponse } from "node:http"
 import { AppConfig } from "../config.js"
+import { FrontRoutes } from "../http/front-routes.js"
+import { accessLog, internalErrorBody, requestFinished, requestIdOf, requestStarted } from "../http/request-context.js"
 import { Inbound } from "./inbound.js"
 import { handshakeChallenge } from "./verify.js"
 
@@ -9,52 +11,87 @@ const PATH = "/webhook/incoming"
 /** Far above any Meta POST; the platform's default request body limit. */
 const MAX_BODY_BYTES = 10 * 1024 * 1024
 
-const UNREADABLE = HttpServerResponse.unsafeJson(
-  { detail: { code: "invalid_body", message: "the request body could not be read" } },
-  { status: 400 }
-)
+const UNREADABLE = JSON.stringify({ detail: { code: "invalid_body", message: "the request body could not be read" } })
 
-/**
- * The exact bytes received (undefined when the body cannot be read). On Node the
- * chunks are gathered straight from the IncomingMessage: cheaper per request than
- * the generic stream reader on the hot path; elsewhere `request.arrayBuffer`.
- */
-const readBody = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<Uint8Array | undefined> => {
-  const source = (request as { readonly source?: unknown }).source
-  if (!(source instanceof IncomingMessage)) {
-    return request.arrayBuffer.pipe(
-      Effect.map((body): Uint8Array | undefined => new Uint8Array(body)),
-      Effect.orElseSucceed(() => undefined)
-    )
+/** The exact bytes received, or undefined when the body cannot be read (or exceeds MAX_BODY_BYTES). */
+const readBody = (source: IncomingMessage, done: (body: Uint8Array | undefined) => void) => {
+  const chunks: Array<Buffer> = []
+  let size = 0
+  let finished = false
+  const finish = (body: Uint8Array | undefined) => {
+    if (finished) return
+    finished = true
+    source.off("data", onData)
+    done(body)
   }
-  return Effect.async<Uint8Array | undefined>((resume) => {
-    const chunks: Array<Buffer> = []
-    let size = 0
-    const done = (body: Uint8Array | undefined) => {
-      source.off("data", onData)
-      source.off("end", onEnd)
-      source.off("error", onError)
-      resume(Effect.succeed(body))
-    }
-    const onData = (chunk: Buffer) => {
-      size += chunk.length
-      if (size > MAX_BODY_BYTES) {
-        done(undefined)
-        source.resume()
-      } else chunks.push(chunk)
-    }
-    const onEnd = () => done(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size))
-    const onError = () => done(undefined)
-    if (source.readableEnded) return resume(Effect.succeed(undefined))
-    source.on("data", onData)
-    source.on("end", onEnd)
-    source.on("error", onError)
-  })
+  const onData = (chunk: Buffer) => {
+    size += chunk.length
+    if (size > MAX_BODY_BYTES) {
+      finish(undefined)
+      source.resume()
+    } else chunks.push(chunk)
+  }
+  source.on("data", onData)
+  source.once("end", () => finish(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)))
+  source.once("error", () => finish(undefined))
+}
+
+const isInboundPost = (request: IncomingMessage) => {
+  if (request.method !== "POST") return false
+  const url = request.url ?? ""
+  return url === PATH || url.startsWith(`${PATH}?`)
 }
 
 /**
- * `/webhook/incoming`, outside the HttpApi contract because the POST must see
- * the exact bytes Meta signed (a decoded payload would already be re-encoded).
+ * `POST /webhook/incoming`, the platform's hottest path, as a front route (see
+ * FrontRoutes): the exact bytes Meta signed go to `Inbound.receive`, which
+ * answers after its commit; the request id, access line, in-flight count and
+ * the 500 for a defect are done here as the request context does them.
+ */
+const InboundPostRoute = Layer.scopedDiscard(Effect.gen(function*() {
+  const front = yield* FrontRoutes
+  const inbound = yield* Inbound
+  const run = Runtime.runCallback(yield* Effect.runtime<never>())
+
+  const answer = (response: ServerResponse, requestId: string, status: number, body: string) => {
+    response.writeHead(status, { "content-type": "application/json", "x-request-id": requestId }).end(body)
+  }
+
+  yield* front.add((request, response) => {
+    if (!isInboundPost(request)) return false
+    const requestId = requestIdOf(request.headers["x-request-id"] as string | undefined)
+    const started = performance.now()
+    requestStarted()
+    response.once("close", requestFinished)
+    readBody(request, (body) => {
+      const handled: Effect.Effect<{ status: number; body: string }> = body === undefined
+        ? Effect.succeed({ status: 400, body: UNREADABLE })
+        : Effect.map(
+          inbound.receive(body, request.headers["x-hub-signature-256"] as string | undefined),
+          (a) => ({ status: a.status, body: JSON.stringify(a.body) })
+        )
+      run(
+        handled.pipe(
+          Effect.catchAllDefect((defect) =>
+            Effect.as(
+              Effect.logError("request failed", Cause.pretty(Cause.die(defect))),
+              { status: 500, body: JSON.stringify(internalErrorBody(requestId)) }
+            )
+          ),
+          Effect.tap((a) => accessLog("POST", request.url ?? PATH, requestId, a.status, started)),
+          Effect.annotateLogs("request_id", requestId)
+        ),
+        { onExit: (exit) => Exit.isSuccess(exit) && answer(response, requestId, exit.value.status, exit.value.body) }
+      )
+    })
+    return true
+  })
+}))
+
+/**
+ * `GET /webhook/incoming`, Meta's verification handshake, outside the HttpApi
+ * contract like the POST (which must see the exact bytes Meta signed: a decoded
+ * payload would already be re-encoded).
  */
 export const InboundRoutes = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
@@ -71,20 +108,8 @@ export const InboundRoutes = HttpApiBuilder.Router.use((router) =>
           : HttpServerResponse.text(challenge, { status: 200, contentType: "text/plain" })
       })
     )
-
-    yield* router.post(
-      PATH,
-      Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-        Effect.flatMap(readBody(request), (body) =>
-          body === undefined
-            ? Effect.succeed(UNREADABLE)
-            : Effect.map(
-              inbound.receive(body, request.headers["x-hub-signature-256"]),
-              (answer) => HttpServerResponse.unsafeJson(answer.body, { status: answer.status })
-            )))
-    )
   })
 )
 
 /** The inbound endpoint with its services. */
-export const InboundLive = InboundRoutes.pipe(Layer.provide(Inbound.Default))
+export const InboundLive = Layer.merge(InboundRoutes, InboundPostRoute).pipe(Layer.provide(Inbound.Default))

@@ -50,15 +50,29 @@ describe("request context", () => {
       Effect.gen(function*() {
         const ok = yield* get("/healthz?probe=1", "trace-access-ok")
         const refused = yield* get("/platform/v1/channels?type=chat", "trace-access-401")
-        expect([ok.status, refused.status]).toEqual([200, 401])
+        // POST /webhook/incoming is a front route (plain node:http): same duties.
+        const base = yield* baseUrl
+        const inbound = yield* Effect.promise(async () => {
+          const res = await fetch(`${base}/webhook/incoming?x=1`, {
+            method: "POST",
+            headers: { "x-request-id": "trace-access-inbound", "content-type": "application/json" },
+            body: "{}"
+          })
+          return { res, body: await res.json() }
+        })
+        expect([ok.status, refused.status, inbound.res.status]).toEqual([200, 401, 401])
         expect(refused.headers.get("x-request-id")).toBe("trace-access-401")
-        for (const [id, path, status] of [
-          ["trace-access-ok", "/healthz", 200],
-          ["trace-access-401", "/platform/v1/channels", 401]
+        expect(inbound.res.headers.get("x-request-id")).toBe("trace-access-inbound")
+        expect(inbound.res.headers.get("content-type")).toBe("application/json")
+        expect(inbound.body).toMatchObject({ detail: { code: "unauthorized" } })
+        for (const [id, method, path, status] of [
+          ["trace-access-ok", "GET", "/healthz", 200],
+          ["trace-access-401", "GET", "/platform/v1/channels", 401],
+          ["trace-access-inbound", "POST", "/webhook/incoming", 401]
         ] as const) {
           const [line, ...more] = accessLines(id)
           expect(more).toEqual([])
-          expect(line).toMatchObject({ level: "INFO", annotations: { request_id: id, method: "GET", path, status } })
+          expect(line).toMatchObject({ level: "INFO", annotations: { request_id: id, method, path, status } })
           expect(line!.annotations.duration_ms).toBeGreaterThanOrEqual(0)
         }
       }))
@@ -71,6 +85,17 @@ describe("request context", () => {
         expect(res.status).toBe(200)
         expect(res.headers.get("x-request-id")).toBe("trace-access-quiet")
         expect(accessLines("trace-access-quiet")).toEqual([])
+        const base = yield* baseUrl
+        const post = (headers: Record<string, string>) =>
+          Effect.promise(() =>
+            fetch(`${base}/webhook/incoming`, { method: "POST", headers, body: "{}" }).then(async (r) => (await r.arrayBuffer(), r))
+          )
+        const named = yield* post({ "x-request-id": "trace-access-quiet-inbound" })
+        expect(named.status).toBe(401)
+        expect(named.headers.get("x-request-id")).toBe("trace-access-quiet-inbound")
+        expect(accessLines("trace-access-quiet-inbound")).toEqual([])
+        const unnamed = yield* post({ "x-request-id": "not a sane id!" })
+        expect(unnamed.headers.get("x-request-id")).toMatch(/^req_[0-9a-f]{32}$/)
       }))
   })
 })

@@ -1,15 +1,13 @@
 import { HttpApiBuilder } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer } from "effect"
-import { createServer } from "node:http"
 import { AppConfig } from "../../src/config.js"
 import { Secrets } from "../../src/crypto/secrets.js"
 import { RawForward } from "../../src/delivery/raw-forward.js"
 import { HttpAppLive } from "../../src/http/server.js"
 import { signedBody } from "../fixtures/meta/inbound.js"
 import { TestDatabase } from "../support/database.js"
-import { baseUrl } from "../support/server.js"
+import { baseUrl, TestListener } from "../support/server.js"
 
 /** Fixed keys so the test's Secrets and the server's decrypt each other's rows. */
 const KEYS = {
@@ -24,7 +22,7 @@ export const TestInbound = (overrides: Record<string, string> = {}) =>
     RawForward.Default
   ).pipe(
     Layer.provideMerge(Secrets.Default),
-    Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
+    Layer.provideMerge(TestListener),
     Layer.provideMerge(TestDatabase),
     Layer.provideMerge(AppConfig.layerWith({ LOG_LEVEL: "error", ...KEYS, ...overrides }))
   )

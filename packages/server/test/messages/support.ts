@@ -1,14 +1,13 @@
 import { HttpApiBuilder, HttpServer } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Logger, LogLevel } from "effect"
-import { createServer } from "node:http"
 import { AppConfig } from "../../src/config.js"
 import { HttpAppLive } from "../../src/http/server.js"
 import { SANDBOX_GRAPH_PREFIX } from "../../src/upstream/sandbox/router.js"
 import { SandboxState } from "../../src/upstream/sandbox/state.js"
 import { connectChat, createKey, type Dev, request, signup } from "../auth/support.js"
 import { TestDatabase } from "../support/database.js"
+import { TestListener } from "../support/server.js"
 
 export { request, signup } from "../auth/support.js"
 
@@ -42,7 +41,7 @@ export const MessagingTestServer = (overrides: Record<string, string> = {}) =>
   HttpApiBuilder.serve().pipe(
     Layer.provideMerge(HttpAppLive),
     Layer.provideMerge(ConfigFromServer(overrides)),
-    Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
+    Layer.provideMerge(TestListener),
     Layer.provideMerge(TestDatabase),
     Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))
   )

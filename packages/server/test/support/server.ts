@@ -1,13 +1,15 @@
 import { HttpApiBuilder, HttpServer } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
-import { createServer } from "node:http"
 import { AppConfig } from "../../src/config.js"
+import { nodeServerLayer } from "../../src/http/front-routes.js"
 import { HttpAppLive } from "../../src/http/server.js"
 import { TestDatabase } from "./database.js"
 
-/** A listener on 127.0.0.1 and an ephemeral port; the handler is attached later by `serve`. */
-export const TestListener = NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })
+/**
+ * A listener on 127.0.0.1 and an ephemeral port, built like the production one (front
+ * routes first); the Effect app is attached later by `serve`.
+ */
+export const TestListener = nodeServerLayer({ port: 0, host: "127.0.0.1" })
 
 /**
  * The test configuration, built once the listener has its port: `PUBLIC_URL` is the

@@ -1,11 +1,10 @@
 import { HttpApiBuilder } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
 import { Layer } from "effect"
-import { createServer } from "node:http"
 import { AppConfig } from "../../src/config.js"
 import { HttpAppLive } from "../../src/http/server.js"
 import { DeliveryEngineLive } from "../../src/workers/delivery-workers.js"
 import { EngineDatabase } from "./delivery.js"
+import { TestListener } from "./server.js"
 
 /**
  * The real HTTP surface on 127.0.0.1 plus the delivery engine's services (no
@@ -15,7 +14,7 @@ export const WebhooksTestServer = Layer.mergeAll(
   HttpApiBuilder.serve().pipe(Layer.provideMerge(HttpAppLive)),
   DeliveryEngineLive
 ).pipe(
-  Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
+  Layer.provideMerge(TestListener),
   Layer.provideMerge(EngineDatabase),
   Layer.provideMerge(AppConfig.layerWith({ LOG_LEVEL: "warning" }))
 )
