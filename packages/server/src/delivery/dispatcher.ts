@@ -240,39 +240,45 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("@platform/server/D
         return yield* transport.post(row.target_url, headers, body)
       })
 
-    const record = (settled: ReadonlyArray<Settled>) =>
+    /**
+     * Records a batch of outcomes in ONE statement: each row's attempt, its next state
+     * and retry time, an attempt row, the subscriptions' counters. With `turns` > 0 it
+     * also claims (up to `turns`) the next row of each conversation whose row finished
+     * here, so a conversation's turn passes without another statement: the next head
+     * is the oldest open row of the pair besides the ones this batch finished, taken
+     * when pending and due and its subscription had no failure in the batch (those
+     * wait for auto-pause to have its say, then their probe).
+     */
+    const record = (settled: ReadonlyArray<Settled>, turns: number = 0, at?: Date) =>
       Effect.gen(function*() {
-        const now = new Date(yield* Clock.currentTimeMillis)
-        const ids: Array<number> = []
-        const leases: Array<Date> = []
-        const ok: Array<boolean> = []
-        const status: Array<number | null> = []
-        const snippet: Array<string | null> = []
-        const latency: Array<number> = []
-        const error: Array<string | null> = []
-        const gone: Array<boolean> = []
-        for (const { claimedAt, outcome: o, row } of settled) {
-          ids.push(row.id)
-          leases.push(claimedAt)
+        const now = at ?? new Date(yield* Clock.currentTimeMillis)
+        const outcomes = settled.map(({ claimedAt, outcome: o, row }) => {
           const answered = o._tag === "Answered"
-          ok.push(answered && o.status >= 200 && o.status < 300)
-          status.push(answered ? o.status : null)
-          snippet.push(answered ? o.snippet.replace(/\u0000/g, "") : null)
-          latency.push(o.latencyMs)
-          error.push(answered ? (o.status >= 200 && o.status < 300 ? null : `HTTP ${o.status}`) : o.reason)
-          gone.push(answered && o.status === GONE)
-        }
-        const recorded = yield* sql<{ subscription_id: number; failures: number }>`
+          const ok = answered && o.status >= 200 && o.status < 300
+          return {
+            id: row.id,
+            lease: claimedAt,
+            ok,
+            response_status: answered ? o.status : null,
+            snippet: answered ? o.snippet.replace(/\u0000/g, "") : null,
+            latency: o.latencyMs,
+            error: answered ? (ok ? null : `HTTP ${o.status}`) : o.reason,
+            gone: answered && o.status === GONE
+          }
+        })
+        const rows = yield* sql<ClaimedRow & { readonly failing: ReadonlyArray<string> | null; readonly id: number | null }>`
           with o as (
             -- synchronous_commit off for THIS statement's transaction only (is_local):
             -- the commit returns before its WAL is flushed. A crash can lose at most the
             -- last few hundred ms of records; those rows stay 'delivering' and are sent
             -- again when their 30 s lease expires: a redelivery (receivers dedupe on
             -- webhook-id), never a lost event. The event and delivery rows themselves are
-            -- written with full durability by fan-out before any POST.
-            select o.* from unnest(${ids}::bigint[], ${leases}::timestamptz[], ${ok}::boolean[], ${status}::int[],
-                                   ${snippet}::text[], ${latency}::int[], ${error}::text[], ${gone}::boolean[])
-              as o(id, lease, ok, response_status, snippet, latency, error, gone)
+            -- written with full durability by fan-out before any POST. A next turn
+            -- claimed here and lost with it is pending again: sent after its predecessor.
+            -- One JSON document: pg would escape eight text[] parameters element by element.
+            select o.* from json_to_recordset(${JSON.stringify(outcomes)}::json)
+              as o(id bigint, lease timestamptz, ok boolean, response_status int, snippet text, latency int,
+                   error text, gone boolean)
             cross join (select set_config('synchronous_commit', 'off', true)) as async_commit
           ),
           upd as (
@@ -292,8 +298,8 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("@platform/server/D
               updated_at = ${now}
             from o
             where d.id = o.id and d.status = 'delivering' and d.delivering_since = o.lease
-            returning d.id, d.subscription_id, d.developer_account_id, d.attempts, o.ok, o.response_status,
-                      o.latency, o.error, o.gone
+            returning d.id, d.subscription_id, d.developer_account_id, d.conversation_peer, d.attempts, d.status,
+                      o.ok, o.response_status, o.latency, o.error, o.gone
           ),
           att as (
             insert into delivery_attempts
@@ -323,11 +329,48 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("@platform/server/D
             where s.id = a.subscription_id
               and (a.failures > 0 or a.gone or s.failure_count > 0 or s.last_delivery_at is null
                    or s.last_delivery_at < ${new Date(now.getTime() - 1000)})
-          )
-          select subscription_id, failures from agg`.pipe(Effect.orDie)
-        const failing = recorded.filter((r) => r.failures > 0).map((r) => r.subscription_id)
+          ),
+          finished as (
+            select u.subscription_id, u.conversation_peer as peer, array_agg(u.id) as ids
+            from upd u join agg a on a.subscription_id = u.subscription_id and a.failures = 0
+            where u.conversation_peer is not null and u.status in ('delivered', 'failed')
+            group by u.subscription_id, u.conversation_peer
+          ),
+          turn as (
+            select h.id from finished f
+            cross join lateral (
+              -- This statement's snapshot still shows the finished rows open: skip them.
+              select n.id, n.status from webhook_deliveries n
+              where n.subscription_id = f.subscription_id and n.conversation_peer = f.peer
+                and n.status in ('pending', 'delivering') and n.id <> all(f.ids)
+              order by n.id
+              limit 1
+            ) h
+            where h.status = 'pending'
+          ),
+          due as (
+            select d.id
+            from webhook_deliveries d
+            join turn on turn.id = d.id
+            join webhook_subscriptions s on s.id = d.subscription_id
+            where d.status = 'pending' and d.next_retry_at <= ${now} and s.is_active and not s.is_paused
+            order by d.id
+            limit ${turns}
+            for update of d skip locked
+          ),
+          claimed as (
+            update webhook_deliveries w
+            set status = 'delivering', delivering_since = ${now}, updated_at = ${now}
+            from due where w.id = due.id
+            returning ${claimedColumns}
+          ),
+          next as (${withSubscription})
+          select f.failing, n.*
+          from (select array_agg(subscription_id) filter (where failures > 0) as failing from agg) f
+          left join next n on true`.pipe(Effect.orDie)
+        const failing = (rows[0]?.failing ?? []).map(Number)
         if (failing.length > 0) yield* autoPause.evaluate(failing, now)
-        return recorded
+        return rows.filter((r) => r.id !== null) as ReadonlyArray<ClaimedRow>
       })
 
     const deliver = (rows: ReadonlyArray<ClaimedRow>, claimedAt: Date) =>
@@ -385,7 +428,11 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("@platform/server/D
             running.clear()
           })
         )
-        const freed = new Pulse()
+        // Fired when a claim's worth of slots (topUp) has become free, not at every POST:
+        // whoever waits for room wakes once per batch, not once per delivery.
+        const roomy = new Pulse()
+        // Slots given back so far: a wait for room that sees none in a whole period is stalled.
+        let releases = 0
         const probed = new Pulse()
         // (subscription, conversation_peer) pairs whose head row may be due: one of their
         // rows was just recorded (the next one's turn) or inserted with nothing before it.
@@ -398,8 +445,10 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("@platform/server/D
         }
 
         const release = (slots: number) => {
+          const before = maxInFlight - inFlight
           inFlight -= slots
-          freed.fire()
+          releases += slots
+          if (before < topUp && maxInFlight - inFlight >= topUp) roomy.fire()
         }
 
         const post = (row: ClaimedRow, claimedAt: Date, entry: CachedKeys) => {
@@ -484,7 +533,7 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("@platform/server/D
           let wake = wakeup.deliveries.current
           for (;;) {
             // The pulses are taken BEFORE looking, so one fired meanwhile is not lost.
-            const slot = freed.current
+            const slot = roomy.current
             const poked = probed.current
             const free = maxInFlight - inFlight
             // Probes first: one index probe per pair, and the rows found are the oldest work.
@@ -519,16 +568,29 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("@platform/server/D
               yield* Effect.sleep(Duration.millis(3))
               batch = batch.concat(Chunk.toReadonlyArray(yield* Queue.takeUpTo(settled, 1000 - batch.length)))
             }
-            yield* record(batch).pipe(
-              Effect.catchAllCause((cause) => Effect.logError("recording failed; rows retried after their lease", cause))
-            )
-            // The next row of each conversation recorded here may be due now. Other
-            // processes' rows of the same pairs are found by their own probes or sweeps.
-            const pairs: Array<readonly [number, string]> = []
+            // The next row of each conversation recorded here may be due now: the record
+            // claims them, probes find the ones it could not. Their predecessors' POSTs
+            // gave back a slot each; the claimer may have taken those meanwhile, so the
+            // window may run over by up to a batch here (undici queues past its pool).
+            const pairs = new Map<string, readonly [number, string]>()
             for (const { row } of batch) {
-              if (row.conversation_peer !== null) pairs.push([row.subscription_id, row.conversation_peer])
+              if (row.conversation_peer !== null) {
+                pairs.set(`${row.subscription_id}\u0000${row.conversation_peer}`, [row.subscription_id, row.conversation_peer])
+              }
             }
-            probe(pairs)
+            const turns = Math.max(0, Math.min(pairs.size, 2 * maxInFlight - inFlight))
+            inFlight += turns
+            const claimedAt = new Date(yield* Clock.currentTimeMillis)
+            const next = yield* record(batch, turns, claimedAt).pipe(
+              Effect.catchAllCause((cause) =>
+                Effect.logError("recording failed; rows retried after their lease", cause).pipe(
+                  Effect.as<ReadonlyArray<ClaimedRow>>([])
+                )
+              )
+            )
+            yield* startClaimed(next, claimedAt, turns)
+            for (const row of next) pairs.delete(`${row.subscription_id}\u0000${row.conversation_peer}`)
+            probe([...pairs.values()])
           }
         })
 
@@ -544,11 +606,12 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("@platform/server/D
           room: (timeout) =>
             Effect.gen(function*() {
               for (;;) {
-                const slot = freed.current
+                const slot = roomy.current
                 const free = maxInFlight - inFlight
                 if (free >= topUp) return free
-                const progressed = yield* Effect.promise(() => slot).pipe(Effect.timeoutOption(timeout))
-                if (Option.isNone(progressed)) return 0
+                const seen = releases
+                const woke = yield* Effect.promise(() => slot).pipe(Effect.timeoutOption(timeout))
+                if (Option.isNone(woke) && releases === seen) return 0
               }
             })
         })

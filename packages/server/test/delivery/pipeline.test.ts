@@ -170,6 +170,32 @@ layer(TestEngine, { excludeTestServices: true })("the dispatch pipeline", (it) =
       expect(receiver.received).toHaveLength(35)
     }), { timeout: 30_000 })
 
+  it.scoped("a failed head holds its conversation back while records hand the other conversations their turns", () =>
+    Effect.gen(function*() {
+      const receiver = yield* startReceiver((r) => ({ status: textOf(r) === "flaky 0" ? 503 : 200 }))
+      const { accountId, channelId } = yield* createAccount()
+      const sub = yield* createSubscription({ accountId, url: receiver.url })
+      yield* deliveryWorkers({ fanOutSweep: Duration.minutes(5), dispatchSweep: Duration.minutes(5) })
+      const peers = ["flaky", "a", "b", "c"]
+      for (let i = 0; i < 4; i++) {
+        for (const peer of peers) yield* writeMessageEvent({ accountId, channelId, peer, text: `${peer} ${i}` })
+      }
+      yield* (yield* DeliveryWakeup).eventsWritten
+      // Every steady row and the flaky head (once); its next rows wait for its retry.
+      yield* receiver.waitFor(13)
+      const rows = yield* eventually(Effect.map(deliveriesOf(sub.id), (rows) =>
+        rows.filter((r) => r.status === "delivered").length === 12 ? rows : undefined))
+      const flaky = rows.filter((r) => r.envelope.data.peer_id === "flaky")
+      expect(flaky.map((r) => `${r.status}/${r.attempts}`)).toEqual(["pending/1", "pending/0", "pending/0", "pending/0"])
+      expect(flaky[0]!.next_retry_at).not.toBeNull()
+      for (const peer of ["a", "b", "c"]) {
+        expect(receiver.received.map(textOf).filter((t) => t.startsWith(`${peer} `))).toEqual(
+          [0, 1, 2, 3].map((i) => `${peer} ${i}`)
+        )
+      }
+      expect(receiver.received.map(textOf).filter((t) => t.startsWith("flaky"))).toEqual(["flaky 0"])
+    }), { timeout: 30_000 })
+
   it.scoped("a batch of recorded outcomes writes every column of every row and one attempt row each", () =>
     Effect.gen(function*() {
       const long = "é".repeat(300) // 600 bytes: the snippet keeps the first 512
