@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { CATCH_ALL_EXCLUDED_EVENT_TYPES } from "@platform/shared"
 import { Clock, Duration, Effect } from "effect"
-import type { ClaimedRow } from "./dispatcher.js"
+import type { ClaimedRow } from "./claims.js"
 import { DeliveryWakeup } from "./wakeup.js"
 
 /** Fan-out is serialized across processes so delivery ids follow event ids (per-peer order). */

@@ -1,7 +1,7 @@
 import { PgClient } from "@effect/sql-pg"
 import { Duration, Effect, Option, Queue, type Scope, Stream } from "effect"
 import { randomBytes } from "node:crypto"
-import type { ClaimedRow } from "./dispatcher.js"
+import type { ClaimedRow } from "./claims.js"
 import { pgNotify } from "../db/client.js"
 
 /**

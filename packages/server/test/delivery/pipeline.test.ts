@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Duration, Effect } from "effect"
-import type { ClaimedRow } from "../../src/delivery/dispatcher.js"
+import type { ClaimedRow } from "../../src/delivery/claims.js"
 import { FanOut } from "../../src/delivery/fan-out.js"
 import { type DirectDispatch, DeliveryWakeup } from "../../src/delivery/wakeup.js"
 import { Events } from "../../src/domain/events.js"

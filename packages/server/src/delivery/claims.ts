@@ -1,0 +1,135 @@
+import type { SqlClient } from "@effect/sql"
+import { NORMALIZED_STUCK_LEASE_SECONDS } from "@platform/shared"
+import { Effect } from "effect"
+
+/** A delivery row claimed for sending (status delivering) and what sending needs of its subscription. */
+export interface ClaimedRow {
+  readonly id: number
+  readonly subscription_id: number
+  readonly event_id: string
+  readonly event_type: string
+  readonly conversation_peer: string | null
+  readonly attempts: number
+  readonly envelope: unknown
+  readonly target_url: string
+  readonly custom_headers: Record<string, string> | null
+  readonly secret_encrypted: Uint8Array
+  readonly previous_secret_encrypted: Uint8Array | null
+  readonly previous_secret_expires_at: Date | null
+  readonly sub_version: Date
+}
+
+// Every claim returns the same row shape: the UPDATE ... RETURNING of the claimed rows
+// (a CTE named `claimed`), joined to their subscriptions.
+export const CLAIMED_COLUMNS =
+  "w.id, w.subscription_id, w.event_id, w.event_type, w.conversation_peer, w.attempts, w.envelope"
+export const WITH_SUBSCRIPTION = `select c.*, s.target_url, s.custom_headers, s.secret_encrypted,
+         s.previous_secret_encrypted, s.previous_secret_expires_at, s.updated_at as sub_version
+  from claimed c join webhook_subscriptions s on s.id = c.subscription_id
+  order by c.id`
+
+/**
+ * The claim statements of the dispatcher, each ONE statement: due rows locked with
+ * FOR UPDATE SKIP LOCKED (so any number of claimers and processes run side by side)
+ * and set delivering under a lease (delivering_since).
+ */
+export const makeClaims = (sql: SqlClient.SqlClient) => {
+  const claimedColumns = sql.literal(CLAIMED_COLUMNS)
+  const withSubscription = sql.literal(WITH_SUBSCRIPTION)
+
+  /** The general claim: due rows in due order; a message.* row waits behind an open earlier row of its conversation. */
+  const claim = (now: Date, batchSize: number) => {
+    const stale = new Date(now.getTime() - NORMALIZED_STUCK_LEASE_SECONDS * 1000)
+    return sql<ClaimedRow>`
+      with due as (
+        select d.id
+        from webhook_deliveries d
+        join webhook_subscriptions s on s.id = d.subscription_id
+        where d.status = 'pending' and d.next_retry_at <= ${now}
+          and s.is_active and not s.is_paused
+          and (d.conversation_peer is null or not exists (
+            select 1 from webhook_deliveries p
+            where p.subscription_id = d.subscription_id
+              and p.conversation_peer = d.conversation_peer
+              and p.id < d.id
+              and p.status in ('pending', 'delivering')
+              and not (p.status = 'delivering' and p.delivering_since < ${stale})
+          ))
+        -- next_retry_at alone: the order of webhook_deliveries_due_idx, so the scan stops
+        -- at the LIMIT instead of testing (and sorting) every pending row first.
+        order by d.next_retry_at
+        limit ${batchSize}
+        for update of d skip locked
+      ),
+      claimed as (
+        update webhook_deliveries w
+        set status = 'delivering', delivering_since = ${now}, updated_at = ${now}
+        from due where w.id = due.id
+        returning ${claimedColumns}
+      )
+      ${withSubscription}`.pipe(Effect.orDie)
+  }
+
+  // The head (oldest open row) of each probed (subscription, peer), when it is pending
+  // and due: after a record, the row whose turn came; after fan-out, a conversation's
+  // first row. One probe of webhook_deliveries_order_idx per pair instead of the
+  // general claim's walk over every blocked row (which, with thousands of
+  // conversations waiting on their heads, is most of the table).
+  const claimHeads = (now: Date, subscriptions: ReadonlyArray<number>, peers: ReadonlyArray<string>, limit: number) =>
+    sql<ClaimedRow>`
+      with pairs as (
+        select distinct subscription_id, peer
+        from unnest(${subscriptions}::bigint[], ${peers}::text[]) as u(subscription_id, peer)
+      ),
+      heads as (
+        select h.id from pairs
+        cross join lateral (
+          select o.id, o.status from webhook_deliveries o
+          where o.subscription_id = pairs.subscription_id and o.conversation_peer = pairs.peer
+            and o.status in ('pending', 'delivering')
+          order by o.id
+          limit 1
+        ) h
+        where h.status = 'pending'
+      ),
+      due as (
+        select d.id
+        from webhook_deliveries d
+        join heads on heads.id = d.id
+        join webhook_subscriptions s on s.id = d.subscription_id
+        where d.status = 'pending' and d.next_retry_at <= ${now} and s.is_active and not s.is_paused
+        order by d.id
+        limit ${limit}
+        for update of d skip locked
+      ),
+      claimed as (
+        update webhook_deliveries w
+        set status = 'delivering', delivering_since = ${now}, updated_at = ${now}
+        from due where w.id = due.id
+        returning ${claimedColumns}
+      )
+      ${withSubscription}`.pipe(Effect.orDie)
+
+  // A worker that died (or hung past the lease) leaves rows in delivering; they
+  // are taken again with a fresh lease. Rare, so kept off the hot claim query.
+  const claimExpired = (now: Date, batchSize: number) => {
+    const stale = new Date(now.getTime() - NORMALIZED_STUCK_LEASE_SECONDS * 1000)
+    return sql<ClaimedRow>`
+      with due as (
+        select d.id from webhook_deliveries d
+        join webhook_subscriptions s on s.id = d.subscription_id
+        where d.status = 'delivering' and d.delivering_since < ${stale} and s.is_active and not s.is_paused
+        order by d.id
+        limit ${batchSize}
+        for update of d skip locked
+      ),
+      claimed as (
+        update webhook_deliveries w set delivering_since = ${now}, updated_at = ${now}
+        from due where w.id = due.id
+        returning ${claimedColumns}
+      )
+      ${withSubscription}`.pipe(Effect.orDie)
+  }
+
+  return { claim, claimHeads, claimExpired } as const
+}

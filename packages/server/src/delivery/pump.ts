@@ -1,0 +1,259 @@
+import { Chunk, Clock, Duration, Effect, Exit, Option, Queue } from "effect"
+import type { ClaimedRow } from "./claims.js"
+import type { Settled } from "./record.js"
+import type { CachedKeys } from "./requests.js"
+import type { DeliveryTransportShape } from "./transport.js"
+import { Pulse } from "./wakeup.js"
+import type { DeliveryWakeup } from "./wakeup.js"
+
+export interface PumpOptions {
+  /** POSTs kept running at once (default 256; safe-http opens at most 128 connections per origin, the rest queue). */
+  readonly maxInFlight?: number
+  /** Rows per claim statement (default 100). */
+  readonly batchSize?: number
+  /** Recovery claim when no wake-up arrives (default 1 s). */
+  readonly sweep?: Duration.DurationInput
+}
+
+/** What the pipeline needs of the dispatcher. */
+export interface PumpParts {
+  readonly wakeup: DeliveryWakeup
+  readonly transport: DeliveryTransportShape
+  readonly claim: (now: Date, batchSize: number) => Effect.Effect<ReadonlyArray<ClaimedRow>>
+  readonly claimHeads: (
+    now: Date,
+    subscriptions: ReadonlyArray<number>,
+    peers: ReadonlyArray<string>,
+    limit: number
+  ) => Effect.Effect<ReadonlyArray<ClaimedRow>>
+  readonly record: (settled: ReadonlyArray<Settled>, turns: number, at: Date) => Effect.Effect<ReadonlyArray<ClaimedRow>>
+  readonly cachedKeys: (row: ClaimedRow, nowMs: number) => CachedKeys | undefined
+  readonly keysFor: (row: ClaimedRow, nowMs: number) => Effect.Effect<CachedKeys>
+  readonly request: (row: ClaimedRow, entry: CachedKeys, nowMs: number) => {
+    readonly headers: Record<string, string>
+    readonly body: Uint8Array
+  }
+}
+
+  /**
+ * The continuous dispatcher of a worker process (DESIGN §8), a pipeline that never
+   * waits for the slowest POST of a batch: ONE claimer keeps up to `maxInFlight`
+   * POSTs running and tops the window up (one claim statement) whenever a batch's
+   * worth of it is free; every POST hands its outcome to ONE recorder as soon as it
+   * finishes, which writes all outcomes settled meanwhile in one statement
+   * (micro-batches form by themselves while the previous record runs). Rows come
+   * from fan-out (inserted claimed), from probes of conversations (a recorded row
+   * hands its turn to the next one; fan-out names conversations it opened) and from
+   * the general claim, run after a wake-up and on the sweep. Scoped: closing the
+   * scope interrupts the POSTs in flight, whose rows stay `delivering` until their
+   * lease expires (redelivered, never lost).
+   */
+export const runPump = (parts: PumpParts, options: PumpOptions = {}) =>
+  Effect.gen(function*() {
+    const { claim, claimHeads, keysFor, cachedKeys, record, request, transport, wakeup } = parts
+    const maxInFlight = Math.max(1, options.maxInFlight ?? 256)
+    const batchSize = Math.max(1, Math.min(options.batchSize ?? 100, maxInFlight))
+    // Claims of about a batch at a time: on a busy host each statement costs more
+    // than the rows in it, so the window is topped up in large steps.
+    const topUp = Math.max(1, Math.min(batchSize, Math.ceil(maxInFlight / 2)))
+    const sweep = options.sweep ?? Duration.seconds(1)
+    const settled = yield* Queue.unbounded<Settled>()
+    // POSTs run as Promises, not fibers (a fiber per delivery cost more CPU than its
+    // request); closing the scope aborts the ones still running.
+    const running = new Set<AbortController>()
+    yield* Effect.addFinalizer(() =>
+      Effect.sync(() => {
+        for (const controller of running) controller.abort()
+        running.clear()
+      })
+    )
+    // Fired when a claim's worth of slots (topUp) has become free, not at every POST:
+    // whoever waits for room wakes once per batch, not once per delivery.
+    const roomy = new Pulse()
+    // Slots given back so far: a wait for room that sees none in a whole period is stalled.
+    let releases = 0
+    const probed = new Pulse()
+    // (subscription, conversation_peer) pairs whose head row may be due: one of their
+    // rows was just recorded (the next one's turn) or inserted with nothing before it.
+    const probes = new Map<string, readonly [number, string]>()
+    let inFlight = 0
+
+    const probe = (pairs: ReadonlyArray<readonly [number, string]>) => {
+      for (const pair of pairs) probes.set(`${pair[0]}\u0000${pair[1]}`, pair)
+      if (pairs.length > 0) probed.fire()
+    }
+
+    const release = (slots: number) => {
+      const before = maxInFlight - inFlight
+      inFlight -= slots
+      releases += slots
+      if (before < topUp && maxInFlight - inFlight >= topUp) roomy.fire()
+    }
+
+    const post = (row: ClaimedRow, claimedAt: Date, entry: CachedKeys) => {
+      const { body, headers } = request(row, entry, claimedAt.getTime())
+      const controller = new AbortController()
+      running.add(controller)
+      void transport.send(row.target_url, headers, body, controller).then((outcome) => {
+        running.delete(controller)
+        if (!controller.signal.aborted) Queue.unsafeOffer(settled, { row, outcome, claimedAt })
+        release(1)
+      })
+    }
+
+    /** Starts rows claimed into `reserved` slots (already counted) and gives back the unused ones. */
+    const startClaimed = (rows: ReadonlyArray<ClaimedRow>, claimedAt: Date, reserved: number) =>
+      Effect.gen(function*() {
+        const nowMs = claimedAt.getTime()
+        let started = 0
+        for (const row of rows) {
+          let entry = cachedKeys(row, nowMs)
+          if (entry === undefined) {
+            const keys = yield* Effect.exit(keysFor(row, nowMs))
+            if (Exit.isFailure(keys)) {
+              yield* Effect.logError(`delivery ${row.id} not sent; retried after its lease`, keys.cause)
+              continue
+            }
+            entry = keys.value
+          }
+          try {
+            post(row, claimedAt, entry)
+          } catch (error) {
+            yield* Effect.logError(`delivery ${row.id} not sent; retried after its lease`, error)
+            continue
+          }
+          started++
+        }
+        if (reserved > started) release(reserved - started)
+      })
+
+    /** Claims the head rows of up to `n` probed pairs, oldest probes first. */
+    const claimProbed = (n: number) =>
+      Effect.gen(function*() {
+        const subscriptions: Array<number> = []
+        const peers: Array<string> = []
+        for (const [key, [subscription, peer]] of probes) {
+          if (peers.length === n) break
+          probes.delete(key)
+          subscriptions.push(subscription)
+          peers.push(peer)
+        }
+        inFlight += peers.length
+        const claimedAt = new Date(yield* Clock.currentTimeMillis)
+        const rows = yield* claimHeads(claimedAt, subscriptions, peers, peers.length).pipe(
+          Effect.catchAllCause((cause) =>
+            Effect.logError("claim of conversation heads failed", cause).pipe(
+              Effect.as<ReadonlyArray<ClaimedRow>>([])
+            )
+          )
+        )
+        yield* startClaimed(rows, claimedAt, peers.length)
+      })
+
+    /** The general claim of `want` due rows; returns how many it found. */
+    const claimDue = (want: number) =>
+      Effect.gen(function*() {
+        // The slots are taken before the statement runs, so fan-out cannot promise them too.
+        inFlight += want
+        const claimedAt = new Date(yield* Clock.currentTimeMillis)
+        const rows = yield* claim(claimedAt, want).pipe(
+          Effect.catchAllCause((cause) =>
+            Effect.logError("claim failed; retrying", cause).pipe(Effect.as<ReadonlyArray<ClaimedRow>>([]))
+          )
+        )
+        yield* startClaimed(rows, claimedAt, want)
+        return rows.length
+      })
+
+    const claimer = Effect.gen(function*() {
+      // A general claim is owed at start, after a wake-up and after every sweep
+      // period; a claim that finds fewer due rows than it asked for pays it off.
+      let owed = true
+      let wake = wakeup.deliveries.current
+      for (;;) {
+        // The pulses are taken BEFORE looking, so one fired meanwhile is not lost.
+        const slot = roomy.current
+        const poked = probed.current
+        const free = maxInFlight - inFlight
+        // Probes first: one index probe per pair, and the rows found are the oldest work.
+        if (probes.size > 0 && (inFlight === 0 || free >= Math.min(topUp, probes.size))) {
+          yield* claimProbed(Math.min(free, probes.size))
+          continue
+        }
+        if (owed && (inFlight === 0 || free >= topUp)) {
+          // Taken before the claim: a wake-up fired while it runs is awaited below.
+          wake = wakeup.deliveries.current
+          const want = Math.min(batchSize, free)
+          if ((yield* claimDue(want)) < want) owed = false
+          continue
+        }
+        if (owed || probes.size > 0) {
+          yield* Effect.promise(() => Promise.race([slot, poked]))
+          continue
+        }
+        const woken = yield* Effect.promise(() => Promise.race([wake.then(() => true), poked.then(() => false)])).pipe(
+          Effect.timeoutTo({ duration: sweep, onTimeout: () => true, onSuccess: (w) => w })
+        )
+        if (woken) owed = true
+      }
+    })
+
+    const recorder = Effect.gen(function*() {
+      for (;;) {
+        let batch = Chunk.toReadonlyArray(yield* Queue.takeBetween(settled, 1, 1000))
+        // Under load (many POSTs running), give a record statement a few ms to fill
+        // up; statements, not rows, are what a busy database pays for.
+        if (batch.length < 50 && inFlight >= 64) {
+          yield* Effect.sleep(Duration.millis(3))
+          batch = batch.concat(Chunk.toReadonlyArray(yield* Queue.takeUpTo(settled, 1000 - batch.length)))
+        }
+        // The next row of each conversation recorded here may be due now: the record
+        // claims them, probes find the ones it could not. Their predecessors' POSTs
+        // gave back a slot each; the claimer may have taken those meanwhile, so the
+        // window may run over by up to a batch here (undici queues past its pool).
+        const pairs = new Map<string, readonly [number, string]>()
+        for (const { row } of batch) {
+          if (row.conversation_peer !== null) {
+            pairs.set(`${row.subscription_id}\u0000${row.conversation_peer}`, [row.subscription_id, row.conversation_peer])
+          }
+        }
+        const turns = Math.max(0, Math.min(pairs.size, 2 * maxInFlight - inFlight))
+        inFlight += turns
+        const claimedAt = new Date(yield* Clock.currentTimeMillis)
+        const next = yield* record(batch, turns, claimedAt).pipe(
+          Effect.catchAllCause((cause) =>
+            Effect.logError("recording failed; rows retried after their lease", cause).pipe(
+              Effect.as<ReadonlyArray<ClaimedRow>>([])
+            )
+          )
+        )
+        yield* startClaimed(next, claimedAt, turns)
+        for (const row of next) pairs.delete(`${row.subscription_id}\u0000${row.conversation_peer}`)
+        probe([...pairs.values()])
+      }
+    })
+
+    // Fan-out of this process may insert rows already claimed into reserved slots.
+    yield* wakeup.registerDirect({
+      reserve: (max) => {
+        const granted = Math.max(0, Math.min(max, maxInFlight - inFlight))
+        inFlight += granted
+        return granted
+      },
+      start: startClaimed,
+      probe,
+      room: (timeout) =>
+        Effect.gen(function*() {
+          for (;;) {
+            const slot = roomy.current
+            const free = maxInFlight - inFlight
+            if (free >= topUp) return free
+            const seen = releases
+            const woke = yield* Effect.promise(() => slot).pipe(Effect.timeoutOption(timeout))
+            if (Option.isNone(woke) && releases === seen) return 0
+          }
+        })
+    })
+    yield* Effect.forkScoped(claimer)
+    yield* Effect.forkScoped(recorder)
+  })

@@ -1,0 +1,159 @@
+import type { SqlClient } from "@effect/sql"
+import { MAX_DELIVERY_ATTEMPTS, RETRY_DELAYS_MINUTES } from "@platform/shared"
+import { Clock, Effect } from "effect"
+import type { AutoPause } from "./auto-pause.js"
+import { CLAIMED_COLUMNS, type ClaimedRow, WITH_SUBSCRIPTION } from "./claims.js"
+import type { PostOutcome } from "./transport.js"
+
+/** Postgres arrays are 1-based: delay before attempt n is `delays[n]`. */
+const RETRY_DELAYS = [...RETRY_DELAYS_MINUTES]
+
+const GONE = 410
+
+/** One POSTed row waiting to be recorded, with the lease it was claimed under. */
+export interface Settled {
+  readonly row: ClaimedRow
+  readonly outcome: PostOutcome
+  readonly claimedAt: Date
+}
+
+/** The statement that records outcomes (and hands conversations their next turn). */
+export const makeRecord = (sql: SqlClient.SqlClient, autoPause: AutoPause) => {
+  const claimedColumns = sql.literal(CLAIMED_COLUMNS)
+  const withSubscription = sql.literal(WITH_SUBSCRIPTION)
+
+  /**
+   * Records a batch of outcomes in ONE statement: each row's attempt, its next state
+   * and retry time, an attempt row, the subscriptions' counters. With `turns` > 0 it
+   * also claims (up to `turns`) the next row of each conversation whose row finished
+   * here, so a conversation's turn passes without another statement: the next head
+   * is the oldest open row of the pair besides the ones this batch finished, taken
+   * when pending and due and its subscription had no failure in the batch (those
+   * wait for auto-pause to have its say, then their probe).
+   */
+  const record = (settled: ReadonlyArray<Settled>, turns: number = 0, at?: Date) =>
+    Effect.gen(function*() {
+      const now = at ?? new Date(yield* Clock.currentTimeMillis)
+      const outcomes = settled.map(({ claimedAt, outcome: o, row }) => {
+        const answered = o._tag === "Answered"
+        const ok = answered && o.status >= 200 && o.status < 300
+        return {
+          id: row.id,
+          lease: claimedAt,
+          ok,
+          response_status: answered ? o.status : null,
+          snippet: answered ? o.snippet.replace(/\u0000/g, "") : null,
+          latency: o.latencyMs,
+          error: answered ? (ok ? null : `HTTP ${o.status}`) : o.reason,
+          gone: answered && o.status === GONE
+        }
+      })
+      const rows = yield* sql<ClaimedRow & { readonly failing: ReadonlyArray<string> | null; readonly id: number | null }>`
+        with o as (
+          -- synchronous_commit off for THIS statement's transaction only (is_local):
+          -- the commit returns before its WAL is flushed. A crash can lose at most the
+          -- last few hundred ms of records; those rows stay 'delivering' and are sent
+          -- again when their 30 s lease expires: a redelivery (receivers dedupe on
+          -- webhook-id), never a lost event. The event and delivery rows themselves are
+          -- written with full durability by fan-out before any POST. A next turn
+          -- claimed here and lost with it is pending again: sent after its predecessor.
+          -- One JSON document: pg would escape eight text[] parameters element by element.
+          select o.* from json_to_recordset(${JSON.stringify(outcomes)}::json)
+            as o(id bigint, lease timestamptz, ok boolean, response_status int, snippet text, latency int,
+                 error text, gone boolean)
+          cross join (select set_config('synchronous_commit', 'off', true)) as async_commit
+        ),
+        upd as (
+          update webhook_deliveries d set
+            attempts = d.attempts + 1,
+            status = case when o.ok then 'delivered'
+                          when d.attempts + 1 >= ${MAX_DELIVERY_ATTEMPTS} then 'failed'
+                          else 'pending' end,
+            next_retry_at = case when o.ok or d.attempts + 1 >= ${MAX_DELIVERY_ATTEMPTS} then null
+                                 else ${now}::timestamptz
+                                      + make_interval(mins => (${RETRY_DELAYS}::int[])[d.attempts + 2]) end,
+            delivering_since = null,
+            response_status = o.response_status,
+            response_body_snippet = o.snippet,
+            latency_ms = o.latency,
+            delivered_at = case when o.ok then ${now}::timestamptz else d.delivered_at end,
+            updated_at = ${now}
+          from o
+          where d.id = o.id and d.status = 'delivering' and d.delivering_since = o.lease
+          returning d.id, d.subscription_id, d.developer_account_id, d.conversation_peer, d.attempts, d.status,
+                    o.ok, o.response_status, o.latency, o.error, o.gone
+        ),
+        att as (
+          insert into delivery_attempts
+            (delivery_id, developer_account_id, subscription_id, attempt, outcome, response_status, latency_ms,
+             error, created_at)
+          select id, developer_account_id, subscription_id, attempts,
+                 case when ok then 'delivered' else 'failed' end, response_status, latency, error, ${now}
+          from upd
+        ),
+        agg as (
+          select subscription_id,
+                 count(*) filter (where not ok)::int as failures,
+                 count(*) filter (where ok)::int as successes,
+                 bool_or(gone) as gone
+          from upd group by subscription_id
+        ),
+        subs as (
+          -- last_delivery_at is kept to the second so a busy subscription's row is
+          -- not rewritten (and locked) by every batch.
+          update webhook_subscriptions s set
+            last_delivery_at = ${now},
+            failure_count = case when a.successes > 0 then 0 else s.failure_count + a.failures end,
+            is_active = case when a.gone then false else s.is_active end,
+            paused_reason = case when a.gone then 'receiver_gone_410' else s.paused_reason end,
+            updated_at = case when a.gone then ${now}::timestamptz else s.updated_at end
+          from agg a
+          where s.id = a.subscription_id
+            and (a.failures > 0 or a.gone or s.failure_count > 0 or s.last_delivery_at is null
+                 or s.last_delivery_at < ${new Date(now.getTime() - 1000)})
+        ),
+        finished as (
+          select u.subscription_id, u.conversation_peer as peer, array_agg(u.id) as ids
+          from upd u join agg a on a.subscription_id = u.subscription_id and a.failures = 0
+          where u.conversation_peer is not null and u.status in ('delivered', 'failed')
+          group by u.subscription_id, u.conversation_peer
+        ),
+        turn as (
+          select h.id from finished f
+          cross join lateral (
+            -- This statement's snapshot still shows the finished rows open: skip them.
+            select n.id, n.status from webhook_deliveries n
+            where n.subscription_id = f.subscription_id and n.conversation_peer = f.peer
+              and n.status in ('pending', 'delivering') and n.id <> all(f.ids)
+            order by n.id
+            limit 1
+          ) h
+          where h.status = 'pending'
+        ),
+        due as (
+          select d.id
+          from webhook_deliveries d
+          join turn on turn.id = d.id
+          join webhook_subscriptions s on s.id = d.subscription_id
+          where d.status = 'pending' and d.next_retry_at <= ${now} and s.is_active and not s.is_paused
+          order by d.id
+          limit ${turns}
+          for update of d skip locked
+        ),
+        claimed as (
+          update webhook_deliveries w
+          set status = 'delivering', delivering_since = ${now}, updated_at = ${now}
+          from due where w.id = due.id
+          returning ${claimedColumns}
+        ),
+        next as (${withSubscription})
+        select f.failing, n.*
+        from (select array_agg(subscription_id) filter (where failures > 0) as failing from agg) f
+        left join next n on true`.pipe(Effect.orDie)
+      const failing = (rows[0]?.failing ?? []).map(Number)
+      if (failing.length > 0) yield* autoPause.evaluate(failing, now)
+      return rows.filter((r) => r.id !== null) as ReadonlyArray<ClaimedRow>
+    })
+
+  return record
+}
