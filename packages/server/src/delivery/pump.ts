@@ -15,6 +15,15 @@ export interface PumpOptions {
   readonly sweep?: Duration.DurationInput
 }
 
+/**
+ * Periods a wait for room lasts at most while slots free up but go to the claimer
+ * (older pending rows): then fan-out goes on without room, its rows pending, so a
+ * backlog of retries does not hold back new events (nor other processes, buffers).
+ */
+const ROOM_ROUNDS = 10
+
+const pairKey = (subscription: number, peer: string) => `${subscription}\u0000${peer}`
+
 /** What the pipeline needs of the dispatcher. */
 export interface PumpParts {
   readonly wakeup: DeliveryWakeup
@@ -35,19 +44,19 @@ export interface PumpParts {
   }
 }
 
-  /**
+/**
  * The continuous dispatcher of a worker process (DESIGN §8), a pipeline that never
-   * waits for the slowest POST of a batch: ONE claimer keeps up to `maxInFlight`
-   * POSTs running and tops the window up (one claim statement) whenever a batch's
-   * worth of it is free; every POST hands its outcome to ONE recorder as soon as it
-   * finishes, which writes all outcomes settled meanwhile in one statement
-   * (micro-batches form by themselves while the previous record runs). Rows come
-   * from fan-out (inserted claimed), from probes of conversations (a recorded row
-   * hands its turn to the next one; fan-out names conversations it opened) and from
-   * the general claim, run after a wake-up and on the sweep. Scoped: closing the
-   * scope interrupts the POSTs in flight, whose rows stay `delivering` until their
-   * lease expires (redelivered, never lost).
-   */
+ * waits for the slowest POST of a batch: ONE claimer keeps up to `maxInFlight` POSTs
+ * running and tops the window up (one claim statement) whenever a batch's worth of
+ * it is free; every POST hands its outcome to ONE recorder as soon as it finishes,
+ * which writes all outcomes settled meanwhile in one statement (micro-batches form
+ * by themselves while the previous record runs). Rows come from fan-out (inserted
+ * claimed), from the record of a conversation's previous row (its turn), from probes
+ * of conversations (fan-out names the ones it opened; turns a record could not take)
+ * and from the general claim, run after a wake-up and on the sweep. Scoped: closing
+ * the scope aborts the POSTs in flight, whose rows stay `delivering` until their
+ * lease expires (redelivered, never lost).
+ */
 export const runPump = (parts: PumpParts, options: PumpOptions = {}) =>
   Effect.gen(function*() {
     const { claim, claimHeads, keysFor, cachedKeys, record, request, transport, wakeup } = parts
@@ -79,7 +88,7 @@ export const runPump = (parts: PumpParts, options: PumpOptions = {}) =>
     let inFlight = 0
 
     const probe = (pairs: ReadonlyArray<readonly [number, string]>) => {
-      for (const pair of pairs) probes.set(`${pair[0]}\u0000${pair[1]}`, pair)
+      for (const pair of pairs) probes.set(pairKey(pair[0], pair[1]), pair)
       if (pairs.length > 0) probed.fire()
     }
 
@@ -175,7 +184,8 @@ export const runPump = (parts: PumpParts, options: PumpOptions = {}) =>
         const slot = roomy.current
         const poked = probed.current
         const free = maxInFlight - inFlight
-        // Probes first: one index probe per pair, and the rows found are the oldest work.
+        // Probes first: one index probe per pair, and the rows found are the oldest work
+        // (with the window full, even a few probes wait for a claim's worth of room).
         if (probes.size > 0 && (inFlight === 0 || free >= Math.min(topUp, probes.size))) {
           yield* claimProbed(Math.min(free, probes.size))
           continue
@@ -214,7 +224,7 @@ export const runPump = (parts: PumpParts, options: PumpOptions = {}) =>
         const pairs = new Map<string, readonly [number, string]>()
         for (const { row } of batch) {
           if (row.conversation_peer !== null) {
-            pairs.set(`${row.subscription_id}\u0000${row.conversation_peer}`, [row.subscription_id, row.conversation_peer])
+            pairs.set(pairKey(row.subscription_id, row.conversation_peer), [row.subscription_id, row.conversation_peer])
           }
         }
         const turns = Math.max(0, Math.min(pairs.size, 2 * maxInFlight - inFlight))
@@ -228,7 +238,7 @@ export const runPump = (parts: PumpParts, options: PumpOptions = {}) =>
           )
         )
         yield* startClaimed(next, claimedAt, turns)
-        for (const row of next) pairs.delete(`${row.subscription_id}\u0000${row.conversation_peer}`)
+        for (const row of next) pairs.delete(pairKey(row.subscription_id, row.conversation_peer ?? ""))
         probe([...pairs.values()])
       }
     })
@@ -244,7 +254,7 @@ export const runPump = (parts: PumpParts, options: PumpOptions = {}) =>
       probe,
       room: (timeout) =>
         Effect.gen(function*() {
-          for (;;) {
+          for (let round = 0; round < ROOM_ROUNDS; round++) {
             const slot = roomy.current
             const free = maxInFlight - inFlight
             if (free >= topUp) return free
@@ -252,6 +262,7 @@ export const runPump = (parts: PumpParts, options: PumpOptions = {}) =>
             const woke = yield* Effect.promise(() => slot).pipe(Effect.timeoutOption(timeout))
             if (Option.isNone(woke) && releases === seen) return 0
           }
+          return 0
         })
     })
     yield* Effect.forkScoped(claimer)

@@ -50,7 +50,8 @@ export interface DirectDispatch {
   /**
    * Waits until a claim's worth of POST slots is free and returns how many are; 0 when
    * no slot at all was freed for `timeout` (stalled). Slots freed but taken by the
-   * dispatcher's own claims (older pending rows go first) keep the wait going.
+   * dispatcher's own claims (older pending rows go first) keep the wait going, for a
+   * few such periods at most.
    */
   readonly room: (timeout: Duration.DurationInput) => Effect.Effect<number>
 }
