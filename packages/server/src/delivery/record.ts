@@ -133,9 +133,11 @@ export const makeRecord = (sql: SqlClient.SqlClient, autoPause: AutoPause) => {
         due as (
           select d.id
           from webhook_deliveries d
-          join turn on turn.id = d.id
           join webhook_subscriptions s on s.id = d.subscription_id
-          where d.status = 'pending' and d.next_retry_at <= ${now} and s.is_active and not s.is_paused
+          -- By primary key (= any of an array): a join the planner may turn into a
+          -- walk over every pending row when its statistics lag behind a backlog.
+          where d.id = any(array(select id from turn))
+            and d.status = 'pending' and d.next_retry_at <= ${now} and s.is_active and not s.is_paused
           order by d.id
           limit ${turns}
           for update of d skip locked
