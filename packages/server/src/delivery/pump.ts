@@ -266,5 +266,8 @@ export const runPump = (parts: PumpParts, options: PumpOptions = {}) =>
         })
     })
     yield* Effect.forkScoped(claimer)
+    // Two recorders: while one statement runs, the other takes the outcomes settling
+    // meanwhile, so a conversation's next turn waits for one record, not for two.
+    yield* Effect.forkScoped(recorder)
     yield* Effect.forkScoped(recorder)
   })
