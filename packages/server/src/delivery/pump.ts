@@ -48,9 +48,9 @@ export interface PumpParts {
  * The continuous dispatcher of a worker process (DESIGN §8), a pipeline that never
  * waits for the slowest POST of a batch: ONE claimer keeps up to `maxInFlight` POSTs
  * running and tops the window up (one claim statement) whenever a batch's worth of
- * it is free; every POST hands its outcome to ONE recorder as soon as it finishes,
- * which writes all outcomes settled meanwhile in one statement (micro-batches form
- * by themselves while the previous record runs). Rows come from fan-out (inserted
+ * it is free; every POST hands its outcome to the recorders as soon as it finishes,
+ * each of which writes all outcomes settled meanwhile in one statement (micro-batches
+ * form by themselves while a record runs). Rows come from fan-out (inserted
  * claimed), from the record of a conversation's previous row (its turn), from probes
  * of conversations (fan-out names the ones it opened; turns a record could not take)
  * and from the general claim, run after a wake-up and on the sweep. Scoped: closing
