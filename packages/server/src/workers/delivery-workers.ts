@@ -10,7 +10,7 @@ import { awaitPulse, DeliveryWakeup } from "../delivery/wakeup.js"
 import { Secrets } from "../crypto/secrets.js"
 
 export interface DeliveryWorkerOptions {
-  /** POSTs in flight per process (one claimer tops the window up; one recorder records). */
+  /** POSTs in flight per process (one claimer tops the window up; two recorders record). */
   readonly maxInFlight?: number
   readonly dispatchBatch?: number
   readonly fanOutBatch?: number
@@ -24,7 +24,7 @@ const survive = <A, E, R>(name: string, effect: Effect.Effect<A, E, R>) =>
 
 /**
  * The delivery workers, each a scoped fiber: fan-out, the dispatch pipeline
- * (`Dispatcher.pump`: one claimer, up to `maxInFlight` POSTs, one recorder), the lease reclaimer, the buffer assembler and the inactivity sweep.
+ * (`Dispatcher.pump`: one claimer, up to `maxInFlight` POSTs, two recorders), the lease reclaimer, the buffer assembler and the inactivity sweep.
  * Loops wake on pulses (this process) and LISTEN (other processes) and fall
  * back to short sweeps; all waiting goes through the Effect clock.
  */
