@@ -129,23 +129,24 @@ export const makeRecord = (sql: SqlClient.SqlClient, autoPause: AutoPause) => {
             limit 1
           ) h
           where h.status = 'pending'
-        ),
-        due as (
-          select d.id
-          from webhook_deliveries d
-          join webhook_subscriptions s on s.id = d.subscription_id
-          -- By primary key (= any of an array): a join the planner may turn into a
-          -- walk over every pending row when its statistics lag behind a backlog.
-          where d.id = any(array(select id from turn))
-            and d.status = 'pending' and d.next_retry_at <= ${now} and s.is_active and not s.is_paused
-          order by d.id
+          order by h.id
           limit ${turns}
-          for update of d skip locked
         ),
+        -- A plain UPDATE, no FOR UPDATE SKIP LOCKED step first (that lock costs a WAL
+        -- record and a pass of its own per row): a row some claimer holds makes it wait
+        -- for that claimer's commit, then it is checked again (EvalPlanQual) and, no
+        -- longer pending, left alone. Claimers skip what they cannot lock and wait for
+        -- nothing this statement holds, and no other record targets the same pairs'
+        -- pending rows, so the wait cannot close a cycle. By primary key (= any of an
+        -- array): a join the planner may turn into a walk over every pending row when
+        -- its statistics lag behind a backlog.
         claimed as (
           update webhook_deliveries w
           set status = 'delivering', delivering_since = ${now}, updated_at = ${now}
-          from due where w.id = due.id
+          from webhook_subscriptions s
+          where w.id = any(array(select id from turn))
+            and w.status = 'pending' and w.next_retry_at <= ${now}
+            and s.id = w.subscription_id and s.is_active and not s.is_paused
           returning ${claimedColumns}
         ),
         next as (${withSubscription})
