@@ -36,6 +36,15 @@ export const WITH_SUBSCRIPTION = `select c.*, s.target_url, s.custom_headers, s.
 export const makeClaims = (sql: SqlClient.SqlClient) => {
   const claimedColumns = sql.literal(CLAIMED_COLUMNS)
   const withSubscription = sql.literal(WITH_SUBSCRIPTION)
+  /** The end of a claim: the rows in `due` leased to this process, returned with their subscription. */
+  const leaseDue = (now: Date) => sql`
+      claimed as (
+        update webhook_deliveries w
+        set status = 'delivering', delivering_since = ${now}, updated_at = ${now}
+        from due where w.id = due.id
+        returning ${claimedColumns}
+      )
+      ${withSubscription}`
 
   /** The general claim: due rows in due order; a message.* row waits behind an open earlier row of its conversation. */
   const claim = (now: Date, batchSize: number) => {
@@ -61,13 +70,7 @@ export const makeClaims = (sql: SqlClient.SqlClient) => {
         limit ${batchSize}
         for update of d skip locked
       ),
-      claimed as (
-        update webhook_deliveries w
-        set status = 'delivering', delivering_since = ${now}, updated_at = ${now}
-        from due where w.id = due.id
-        returning ${claimedColumns}
-      )
-      ${withSubscription}`.pipe(Effect.orDie)
+      ${leaseDue(now)}`.pipe(Effect.orDie)
   }
 
   // The head (oldest open row) of each probed (subscription, peer), when it is pending
@@ -103,13 +106,7 @@ export const makeClaims = (sql: SqlClient.SqlClient) => {
         limit ${limit}
         for update of d skip locked
       ),
-      claimed as (
-        update webhook_deliveries w
-        set status = 'delivering', delivering_since = ${now}, updated_at = ${now}
-        from due where w.id = due.id
-        returning ${claimedColumns}
-      )
-      ${withSubscription}`.pipe(Effect.orDie)
+      ${leaseDue(now)}`.pipe(Effect.orDie)
 
   // A worker that died (or hung past the lease) leaves rows in delivering; they
   // are taken again with a fresh lease. Rare, so kept off the hot claim query.
