@@ -432,13 +432,14 @@ const FLUSH_INTERVAL = Duration.millis(100)
 const CACHE_TTL_MS = 5_000
 const marginOf = (max: number) => Math.max(50, Math.ceil(max * 0.05))
 
-/**
- * Statements of batched POSTs in flight at once: one runs while the next batch
- * forms. More writers make smaller batches, which cost Postgres and this process
- * more per message (measured: 4 writers 0.35 ms of Postgres CPU per message, 2
- * writers 0.24 ms, at the same rate).
+/*
+ * One writer: batched POSTs run one statement at a time, and the next batch
+ * forms while it runs. A second concurrent statement makes both batches smaller
+ * and makes them wait on each other's row locks (the same contacts and
+ * conversations) through each commit. Measured with `bench:inbound` at the
+ * unlimited rate on 2 cores: 2 writers 2,590-2,630 msg/s, p99 28-31 ms, 8-10
+ * messages per statement; 1 writer 4,180 msg/s, p99 15 ms, 14 per statement.
  */
-const WRITERS = 2
 
 interface CachedUsage {
   used: number
@@ -612,7 +613,7 @@ export class InboundStore extends Effect.Service<InboundStore>()("@platform/serv
         )
       )
     ).pipe(Effect.forever)
-    yield* Effect.forkScoped(Effect.all(Array.from({ length: WRITERS }, () => writer), { concurrency: "unbounded", discard: true }))
+    yield* Effect.forkScoped(writer)
 
     /**
      * Writes the plan in its POST's transaction and answers after commit. Far below
