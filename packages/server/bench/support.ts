@@ -82,7 +82,10 @@ export const withBenchServer = async <A>(
   try {
     const port = await freePort()
     const base = `http://127.0.0.1:${port}`
-    server = spawn(process.execPath, [...SERVER_NODE_FLAGS, "--import", "tsx", join(serverDir, "src/main.ts")], {
+    // Diagnostics: BENCH_SERVER_CPU_PROFILE=<dir> writes the server's CPU profile there when it stops.
+    const profile = process.env.BENCH_SERVER_CPU_PROFILE
+    const flags = profile ? [...SERVER_NODE_FLAGS, "--cpu-prof", `--cpu-prof-dir=${profile}`] : SERVER_NODE_FLAGS
+    server = spawn(process.execPath, [...flags, "--import", "tsx", join(serverDir, "src/main.ts")], {
       cwd: serverDir,
       env: {
         ...process.env,

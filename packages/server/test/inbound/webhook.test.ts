@@ -125,6 +125,20 @@ layer(TestInbound(), { excludeTestServices: true })("/webhook/incoming", (it) =>
       expect(events[0]!.conversation_peer).toBeNull()
     }))
 
+  it.effect("U+0000 in a message (Postgres refuses it in jsonb) is stored as U+FFFD; the text \\u0000 stays as sent", () =>
+    Effect.gen(function*() {
+      const ch = yield* createChannel()
+      const peer = "5511977775555"
+      expect((yield* postInbound(inboundText(ch.line, peer, "a\u0000b"))).status).toBe(200)
+      expect((yield* postInbound(inboundText(ch.line, peer, "path C:\\u0000"))).status).toBe(200)
+      const stored = yield* rows<{ text: string; payload: any }>((sql) => sql`
+        select text, payload from messages where platform_channel_id = ${ch.channelId} order by id`)
+      expect(stored.map((m) => m.text)).toEqual(["a\uFFFDb", "path C:\\u0000"])
+      expect(stored[0]!.payload.body).toBe("a\uFFFDb")
+      const events = yield* eventsOf(ch.accountId)
+      expect(events.filter((e) => e.event_type === "message.received").map((e) => e.envelope.data.text)).toEqual(["a\uFFFDb", "path C:\\u0000"])
+    }))
+
   it.effect("every inbound message type is stored with its payload", () =>
     Effect.gen(function*() {
       const ch = yield* createChannel()

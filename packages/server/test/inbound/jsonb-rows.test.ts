@@ -1,0 +1,23 @@
+import { describe, expect, it } from "@effect/vitest"
+import { newEventId } from "../../src/domain/events.js"
+import { jsonbRows } from "../../src/inbound/persist.js"
+
+describe("jsonbRows", () => {
+  it("is plain JSON when no string holds U+0000", () => {
+    const rows = [{ i: 0, body: "Olá 😀 \\ \" / é", payload: { n: [1, 2.5, null] } }]
+    expect(jsonbRows(rows)).toBe(JSON.stringify(rows))
+  })
+
+  it("turns U+0000 into U+FFFD at any depth, and leaves the six characters \\u0000 alone", () => {
+    const text = jsonbRows([{ body: "a\u0000b", payload: { nested: ["\u0000"] }, path: "C:\\u0000" }])
+    expect(JSON.parse(text)).toEqual([{ body: "a\uFFFDb", payload: { nested: ["\uFFFD"] }, path: "C:\\u0000" }])
+  })
+})
+
+describe("newEventId", () => {
+  it("is evt_ and 32 lowercase hex characters, distinct across many pool refills", () => {
+    const ids = Array.from({ length: 2_000 }, newEventId)
+    for (const id of ids) expect(id).toMatch(/^evt_[0-9a-f]{32}$/)
+    expect(new Set(ids).size).toBe(ids.length)
+  })
+})
