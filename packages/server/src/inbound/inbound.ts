@@ -1,4 +1,4 @@
-import { Effect, Either } from "effect"
+import { Effect, Either, Exit } from "effect"
 import { AppConfig } from "../config.js"
 import { RawForward } from "../delivery/raw-forward.js"
 import { DeliveryWakeup } from "../delivery/wakeup.js"
@@ -34,6 +34,16 @@ const badRequest = (message: string): InboundAnswer => ({
 const utf8 = new TextDecoder("utf-8", { fatal: true })
 
 /**
+ * How `receive` hands back its answer: `respond` with an answer already known,
+ * or `run` with the effect that computes it (the caller runs it as it runs its
+ * request effects: request id annotation, a defect turned into a 500).
+ */
+export interface Reply {
+  readonly respond: (answer: InboundAnswer) => void
+  readonly run: (answer: Effect.Effect<InboundAnswer>) => void
+}
+
+/**
  * The managed inbound endpoint's rules (SPEC §1, §6.5; DESIGN §5): verify the
  * signature over the bytes received, route by upstream identifier, persist the
  * whole POST in one statement, answer only after commit, then hand new
@@ -48,13 +58,11 @@ export class Inbound extends Effect.Service<Inbound>()("@platform/server/Inbound
     const rawForward = yield* RawForward
     const wakeup = yield* DeliveryWakeup
 
-    /** After commit: the inline raw-forward attempt (or a wake-up), the fan-out wake-up, the answer. */
-    const afterCommit = (result: PersistResult, inline: boolean): Effect.Effect<InboundAnswer> => {
-      const answer: InboundAnswer = result.quotaExceeded
-        ? QUOTA_EXCEEDED
-        : result.deliveries.length > 0
-        ? FORWARDED
-        : NOT_FORWARDED
+    const answerOf = (result: PersistResult): InboundAnswer =>
+      result.quotaExceeded ? QUOTA_EXCEEDED : result.deliveries.length > 0 ? FORWARDED : NOT_FORWARDED
+
+    /** After commit: the inline raw-forward attempt (or a wake-up), the fan-out wake-up, a log line; undefined when none is due. */
+    const afterCommit = (result: PersistResult, inline: boolean): Effect.Effect<void> | undefined => {
       const steps: Array<Effect.Effect<void>> = []
       if (result.deliveries.length > 0) {
         steps.push(inline ? rawForward.dispatchInline(result.deliveries) : rawForward.rowsWritten)
@@ -65,43 +73,62 @@ export class Inbound extends Effect.Service<Inbound>()("@platform/server/Inbound
           Effect.annotateLogs("meta_message_ids", result.unknownStatuses.join(","))
         ))
       }
-      if (steps.length === 0) return Effect.succeed(answer)
-      if (steps.length === 1) return Effect.as(steps[0]!, answer)
-      return Effect.as(Effect.all(steps, { discard: true }), answer)
+      return steps.length === 0 ? undefined : steps.length === 1 ? steps[0]! : Effect.all(steps, { discard: true })
+    }
+    const answerAfterCommit = (result: PersistResult, inline: boolean): Effect.Effect<InboundAnswer> => {
+      const steps = afterCommit(result, inline)
+      return steps === undefined ? Effect.succeed(answerOf(result)) : Effect.as(steps, answerOf(result))
     }
 
     const persist = (decoded: MetaWebhookPayload, json: unknown, text: string, lookup: ChannelLookup) => {
       const plan = buildPlan(decoded, json, parseRawJson(text), lookup)
       if (!plan.routed) return Effect.succeed(IGNORED)
       const inline = config.runsWorkers
-      return Effect.flatMap(store.persist(plan, { inline }), (result) => afterCommit(result, inline))
+      return Effect.flatMap(store.persist(plan, { inline }), (result) => answerAfterCommit(result, inline))
     }
 
     /*
-     * The hot path of the platform: kept to plain code around ONE effect (the
-     * statement) when the routes are cached, with no span and no per-request
-     * fiber machinery beyond it. Uninterruptible: once the statement is sent, a
-     * client that hangs up must not cut off what follows its commit.
+     * The hot path of the platform, in plain code: with the routes cached and the
+     * plan joining a batch, no fiber is started for the POST (the batch writer
+     * answers it after the commit); only what follows a commit, when anything does,
+     * and the rare paths (unknown routes, a POST that must run alone, an
+     * unknown shape to log) run as effects, uninterruptibly: once the statement is
+     * sent, a client that hangs up must not cut off what follows its commit.
+     * A synchronous throw here is the caller's to turn into a 500.
      */
-    const receive = (body: Uint8Array, signature: string | undefined): Effect.Effect<InboundAnswer> =>
-      Effect.suspend(() => {
-        if (!verifyInboundSignature(config.metaAppSecret, body, signature)) return Effect.succeed(UNSIGNED)
-        let text: string
-        let json: unknown
+    const receive = (body: Uint8Array, signature: string | undefined, reply: Reply): void => {
+      const run = (effect: Effect.Effect<InboundAnswer>) => reply.run(Effect.uninterruptible(effect))
+      if (!verifyInboundSignature(config.metaAppSecret, body, signature)) return reply.respond(UNSIGNED)
+      let text: string
+      let json: unknown
+      try {
+        text = utf8.decode(body)
+        json = JSON.parse(text)
+      } catch {
+        return reply.respond(badRequest("the body is not UTF-8 JSON"))
+      }
+      const decoded = decodeMetaWebhook(json)
+      if (Either.isLeft(decoded)) return run(Effect.as(Effect.logInfo("inbound payload of an unknown shape ignored"), IGNORED))
+      const ids = identifiersOf(decoded.right)
+      const lookup = directory.cached(ids)
+      if (lookup === undefined) {
+        return run(Effect.flatMap(directory.resolve(ids), (resolved) => persist(decoded.right, json, text, resolved)))
+      }
+      const plan = buildPlan(decoded.right, json, parseRawJson(text), lookup)
+      if (!plan.routed) return reply.respond(IGNORED)
+      const inline = config.runsWorkers
+      const queued = store.enqueue(plan, { inline }, (exit) => {
+        if (Exit.isFailure(exit)) return run(Exit.failCause(exit.cause))
+        let steps: Effect.Effect<void> | undefined
         try {
-          text = utf8.decode(body)
-          json = JSON.parse(text)
-        } catch {
-          return Effect.succeed(badRequest("the body is not UTF-8 JSON"))
+          steps = afterCommit(exit.value, inline)
+        } catch (defect) {
+          return run(Effect.die(defect))
         }
-        const decoded = decodeMetaWebhook(json)
-        if (Either.isLeft(decoded)) return Effect.as(Effect.logInfo("inbound payload of an unknown shape ignored"), IGNORED)
-        const ids = identifiersOf(decoded.right)
-        const lookup = directory.cached(ids)
-        return lookup !== undefined
-          ? persist(decoded.right, json, text, lookup)
-          : Effect.flatMap(directory.resolve(ids), (resolved) => persist(decoded.right, json, text, resolved))
-      }).pipe(Effect.uninterruptible)
+        return steps === undefined ? reply.respond(answerOf(exit.value)) : run(Effect.as(steps, answerOf(exit.value)))
+      })
+      if (!queued) run(Effect.flatMap(store.persist(plan, { inline }), (result) => answerAfterCommit(result, inline)))
+    }
 
     return { receive } as const
   }),

@@ -1,6 +1,6 @@
 import { SqlClient, SqlError } from "@effect/sql"
 import { API_VERSION, PLAN_LIMITS, PlanNames } from "@platform/shared"
-import { Clock, Deferred, Duration, Effect, Option, Queue } from "effect"
+import { Cause, Clock, Duration, Effect, Exit, Option, Queue } from "effect"
 import { createHash } from "node:crypto"
 import { PgPool, poolQuery } from "../db/client.js"
 import { currentPeriod } from "../domain/usage.js"
@@ -462,7 +462,8 @@ interface Queued {
   readonly plan: InboundPlan
   readonly inline: boolean
   readonly demand: ReadonlyMap<number, number>
-  readonly done: Deferred.Deferred<PersistResult>
+  /** Called once: after the commit, or with the failure. */
+  readonly done: (exit: Exit.Exit<PersistResult>) => void
 }
 
 const demandOf = (plan: InboundPlan): ReadonlyMap<number, number> => {
@@ -598,18 +599,25 @@ export class InboundStore extends Effect.Service<InboundStore>()("@platform/serv
       })
 
     const queue = yield* Queue.unbounded<Queued>()
-    const complete = (items: ReadonlyArray<Queued>, results: ReadonlyArray<PersistResult>) =>
-      Effect.forEach(items, (item, n) => Deferred.succeed(item.done, results[n]!), { discard: true })
+    // Answers are plain callbacks run by the writer; one that throws must neither
+    // stop the writer nor make its batch look failed (and be written again).
+    const settle = (item: Queued, exit: Exit.Exit<PersistResult>) =>
+      Effect.suspend(() => {
+        try {
+          item.done(exit)
+          return Effect.void
+        } catch (defect) {
+          return Effect.logError("inbound answer failed", Cause.pretty(Cause.die(defect)))
+        }
+      })
     // A batch that fails is written again POST by POST, so one bad POST fails alone.
     const writeGroup = (items: ReadonlyArray<Queued>): Effect.Effect<void> =>
-      write(items.map((q) => q.plan), false, items[0]!.inline).pipe(
-        Effect.flatMap((results) => complete(items, results)),
-        Effect.catchAllCause((cause) =>
-          items.length > 1
-            ? Effect.forEach(items, (item) => writeGroup([item]), { discard: true })
-            : Deferred.failCause(items[0]!.done, cause)
-        )
-      )
+      Effect.flatMap(Effect.exit(write(items.map((q) => q.plan), false, items[0]!.inline)), (exit) =>
+        Exit.isSuccess(exit)
+          ? Effect.forEach(items, (item, n) => settle(item, Exit.succeed(exit.value[n]!)), { discard: true })
+          : items.length > 1
+          ? Effect.forEach(items, (item) => writeGroup([item]), { discard: true })
+          : settle(items[0]!, Exit.failCause(exit.cause)))
     // Waiting for work is interruptible; a batch once taken is written and answered
     // even while the service shuts down (a POST must never see its statement cancelled).
     const writer = Effect.uninterruptibleMask((restore) =>
@@ -625,20 +633,29 @@ export class InboundStore extends Effect.Service<InboundStore>()("@platform/serv
     yield* Effect.forkScoped(writer)
 
     /**
+     * Queues the plan for the next batch when it may join one (far below the
+     * quota, no template or quality update) and calls `done` after the commit;
+     * false when it must run alone (`persist` does that). No fiber per POST: the
+     * front route's hot path.
+     */
+    const enqueue = (plan: InboundPlan, options: PersistOptions, done: (exit: Exit.Exit<PersistResult>) => void): boolean => {
+      const demand = demandOf(plan)
+      if (!isBatchable(plan) || !reserve(demand, currentPeriod(new Date()))) return false
+      if (queue.unsafeOffer({ plan, inline: options.inline, demand, done })) return true
+      release(demand)
+      return false
+    }
+
+    /**
      * Writes the plan in its POST's transaction and answers after commit. Far below
-     * the quota it queues for the next batch; near the cap (or with template and
+     * the quota it joins the next batch; near the cap (or with template and
      * quality updates) it runs alone, consuming quota exactly.
      */
     const persist = (plan: InboundPlan, options: PersistOptions): Effect.Effect<PersistResult> =>
-      Effect.suspend(() => {
-        const demand = demandOf(plan)
-        if (!isBatchable(plan) || !reserve(demand, currentPeriod(new Date()))) {
-          return Effect.map(write([plan], true, options.inline), ([result]) => result!)
-        }
-        return Effect.flatMap(Deferred.make<PersistResult>(), (done) =>
-          Effect.zipRight(Queue.offer(queue, { plan, inline: options.inline, demand, done }), Deferred.await(done)))
+      Effect.async<PersistResult>((resume) => {
+        if (!enqueue(plan, options, resume)) resume(Effect.map(write([plan], true, options.inline), ([result]) => result!))
       })
 
-    return { persist, flushUsage: flush } as const
+    return { enqueue, persist, flushUsage: flush } as const
   })
 }) {}

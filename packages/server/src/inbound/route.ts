@@ -1,17 +1,17 @@
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Cause, Effect, Exit, Layer, Runtime } from "effect"
+import { Cause, Effect, Exit, FiberRef, FiberRefs, Layer, LogLevel, Runtime } from "effect"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { AppConfig } from "../config.js"
 import { FrontRoutes } from "../http/front-routes.js"
 import { accessLog, internalErrorBody, requestFinished, requestIdOf, requestStarted } from "../http/request-context.js"
-import { Inbound } from "./inbound.js"
+import { Inbound, type InboundAnswer } from "./inbound.js"
 import { handshakeChallenge } from "./verify.js"
 
 const PATH = "/webhook/incoming"
 /** Far above any Meta POST; the platform's default request body limit. */
 const MAX_BODY_BYTES = 10 * 1024 * 1024
 
-const UNREADABLE = JSON.stringify({ detail: { code: "invalid_body", message: "the request body could not be read" } })
+const UNREADABLE = { detail: { code: "invalid_body", message: "the request body could not be read" } }
 
 /** The exact bytes received, or undefined when the body cannot be read (or exceeds MAX_BODY_BYTES). */
 const readBody = (source: IncomingMessage, done: (body: Uint8Array | undefined) => void) => {
@@ -51,7 +51,14 @@ const isInboundPost = (request: IncomingMessage) => {
 const InboundPostRoute = Layer.scopedDiscard(Effect.gen(function*() {
   const front = yield* FrontRoutes
   const inbound = yield* Inbound
-  const run = Runtime.runCallback(yield* Effect.runtime<never>())
+  const runtime = yield* Effect.runtime<never>()
+  const runCallback = Runtime.runCallback(runtime)
+  // The minimum log level is the process's (LOG_LEVEL): read once, so a POST
+  // answered directly starts no fiber for an access line nobody logs.
+  const accessLogged = LogLevel.lessThanEqual(
+    FiberRefs.getOrDefault(runtime.fiberRefs, FiberRef.currentMinimumLogLevel),
+    LogLevel.Info
+  )
 
   const answer = (response: ServerResponse, requestId: string, status: number, body: string) => {
     response.writeHead(status, { "content-type": "application/json", "x-request-id": requestId }).end(body)
@@ -63,26 +70,31 @@ const InboundPostRoute = Layer.scopedDiscard(Effect.gen(function*() {
     const started = performance.now()
     requestStarted()
     response.once("close", requestFinished)
-    readBody(request, (body) => {
-      const handled: Effect.Effect<{ status: number; body: string }> = body === undefined
-        ? Effect.succeed({ status: 400, body: UNREADABLE })
-        : Effect.map(
-          inbound.receive(body, request.headers["x-hub-signature-256"] as string | undefined),
-          (a) => ({ status: a.status, body: JSON.stringify(a.body) })
-        )
-      run(
-        handled.pipe(
+    const url = request.url ?? PATH
+    const respond = (a: InboundAnswer) => {
+      answer(response, requestId, a.status, JSON.stringify(a.body))
+      if (accessLogged) runCallback(Effect.annotateLogs(accessLog("POST", url, requestId, a.status, started), "request_id", requestId))
+    }
+    const run = (effect: Effect.Effect<InboundAnswer>) =>
+      runCallback(
+        effect.pipe(
           Effect.catchAllDefect((defect) =>
             Effect.as(
               Effect.logError("request failed", Cause.pretty(Cause.die(defect))),
-              { status: 500, body: JSON.stringify(internalErrorBody(requestId)) }
+              { status: 500, body: internalErrorBody(requestId) }
             )
           ),
-          Effect.tap((a) => accessLog("POST", request.url ?? PATH, requestId, a.status, started)),
           Effect.annotateLogs("request_id", requestId)
         ),
-        { onExit: (exit) => Exit.isSuccess(exit) && answer(response, requestId, exit.value.status, exit.value.body) }
+        { onExit: (exit) => Exit.isSuccess(exit) && respond(exit.value) }
       )
+    readBody(request, (body) => {
+      if (body === undefined) return respond({ status: 400, body: UNREADABLE })
+      try {
+        inbound.receive(body, request.headers["x-hub-signature-256"] as string | undefined, { respond, run })
+      } catch (defect) {
+        run(Effect.die(defect))
+      }
     })
     return true
   })
