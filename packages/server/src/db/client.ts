@@ -48,6 +48,10 @@ export class PgPool extends Context.Tag("@platform/server/PgPool")<PgPool, {
   readonly embedded: boolean
 }>() {}
 
+const queryConfig = (db: PgPool["Type"], name: string, text: string, values: ReadonlyArray<unknown>) =>
+  db.namedStatements ? { name, text, values: values as Array<unknown> } : { text, values: values as Array<unknown> }
+const failedWith = (err: Error) => Effect.fail(new SqlError.SqlError({ cause: err, message: "Failed to execute statement" }))
+
 /**
  * Runs a query on the shared pool, as a named prepared statement when the
  * server supports them (else unnamed). Errors are `SqlError`s like PgClient's,
@@ -60,12 +64,50 @@ export const poolQuery = <A extends object>(
   values: ReadonlyArray<unknown>
 ): Effect.Effect<ReadonlyArray<A>, SqlError.SqlError> =>
   Effect.async<ReadonlyArray<A>, SqlError.SqlError>((resume) => {
-    const config = db.namedStatements ? { name, text, values: values as Array<unknown> } : { text, values: values as Array<unknown> }
-    db.pool.query(config, (err: Error | undefined, result: pg.QueryResult | undefined) => {
-      if (err) resume(Effect.fail(new SqlError.SqlError({ cause: err, message: "Failed to execute statement" })))
-      else resume(Effect.succeed((result?.rows ?? []) as Array<A>))
-    })
+    db.pool.query(queryConfig(db, name, text, values), (err: Error | undefined, result: pg.QueryResult | undefined) =>
+      resume(err ? failedWith(err) : Effect.succeed((result?.rows ?? []) as Array<A>)))
   })
+
+/**
+ * One connection of the pool kept for a single sequential caller (the inbound
+ * batch writer), so its named statements are planned once for good: the pool
+ * hands out any idle connection, and one that never ran a statement plans it
+ * again (tens of ms for the inbound statement on a fresh backend). A connection
+ * that fails is dropped and the next query takes a new one. Release with `close`.
+ */
+export const dedicatedSession = (db: PgPool["Type"]) => {
+  let client: pg.PoolClient | undefined
+  /** Returns the connection to the pool, or with an error destroys it. */
+  const drop = (err?: Error) => {
+    const c = client
+    client = undefined
+    c?.release(err)
+  }
+  const withClient = (use: (c: pg.PoolClient) => void, fail: (err: Error) => void) => {
+    if (client !== undefined) return use(client)
+    db.pool.connect((err, c) => {
+      if (err || c === undefined) return fail(err ?? new Error("no connection"))
+      client = c
+      // Kept for the connection's life (an "error" without a listener would throw).
+      c.on("error", () => {
+        if (client === c) drop(new Error("dedicated connection failed"))
+      })
+      use(c)
+    })
+  }
+  const query = <A extends object>(name: string, text: string, values: ReadonlyArray<unknown>) =>
+    Effect.async<ReadonlyArray<A>, SqlError.SqlError>((resume) => {
+      withClient((c) => {
+        c.query(queryConfig(db, name, text, values), (err: Error | undefined, result: pg.QueryResult | undefined) => {
+          // A statement error (SQLSTATE) leaves the session usable; anything else ends it.
+          if (err && (err as { code?: unknown }).code === undefined) drop(err)
+          resume(err ? failedWith(err) : Effect.succeed((result?.rows ?? []) as Array<A>))
+        })
+      }, (err) => resume(failedWith(err)))
+    })
+  const close = Effect.sync(() => drop())
+  return { query, close } as const
+}
 
 /**
  * A PgClient layer for one connection target, with the product's type parsers,

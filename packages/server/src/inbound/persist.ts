@@ -2,7 +2,7 @@ import { SqlClient, SqlError } from "@effect/sql"
 import { API_VERSION, PLAN_LIMITS, PlanNames } from "@platform/shared"
 import { Cause, Clock, Duration, Effect, Exit, Option, Queue } from "effect"
 import { createHash } from "node:crypto"
-import { PgPool, poolQuery } from "../db/client.js"
+import { dedicatedSession, PgPool, poolQuery } from "../db/client.js"
 import { currentPeriod } from "../domain/usage.js"
 import { groupsOf, isBatchable, MAX_BATCH, mergePlans, shares } from "./batch.js"
 import type { InboundPlan } from "./plan.js"
@@ -529,15 +529,23 @@ export class InboundStore extends Effect.Service<InboundStore>()("@platform/serv
     )
     yield* Effect.addFinalizer(() => flush.pipe(Effect.ignore))
 
+    /** Accounts whose counter a POST running alone is reading exactly after its cached reading expired. */
+    const rereading = new Set<number>()
+
     /**
      * Whether every account of the plan is far enough below its cap to be counted
-     * after the fact; if so, its messages are reserved until `release`.
+     * after the fact; if so, its messages are reserved until `release`. When a
+     * reading expires, ONE POST runs alone to read the counter again while the
+     * others go on against the last reading: were they all to run alone, their
+     * conditional upserts would queue on the account's counter row, each through
+     * its commit (a burst of latency every 5 s).
      */
     const reserve = (demand: ReadonlyMap<number, number>, period: string): boolean => {
       const now = Date.now()
       for (const [account, n] of demand) {
         const cached = usage.get(account)
-        if (cached === undefined || cached.expires <= now || cached.period !== period) return false
+        if (cached === undefined || cached.period !== period) return false
+        if (cached.expires <= now && !rereading.has(account)) return false
         const counted = cached.used + (unflushed.get(account) ?? 0) + (reserved.get(account) ?? 0)
         if (counted + n > cached.max - marginOf(cached.max)) return false
       }
@@ -548,17 +556,29 @@ export class InboundStore extends Effect.Service<InboundStore>()("@platform/serv
       for (const [account, n] of demand) addTo(reserved, account, -n)
     }
 
-    const execute = (text: string, name: string, params: ReadonlyArray<unknown>) =>
+    // On Postgres the batch writer runs on a connection of its own (its statements
+    // stay planned); a POST that must run alone takes any connection of the pool.
+    // Embedded PGlite has one backend session for every client: nothing to keep.
+    const session = Option.isSome(pool) && !pool.value.embedded ? dedicatedSession(pool.value) : undefined
+    if (session !== undefined) yield* Effect.addFinalizer(() => session.close)
+    const execute = (text: string, name: string, params: ReadonlyArray<unknown>, batched: boolean) =>
       Option.isSome(pool)
-        ? poolQuery<ResultRow>(pool.value, name, text, params)
+        ? batched && session !== undefined
+          ? session.query<ResultRow>(name, text, params)
+          : poolQuery<ResultRow>(pool.value, name, text, params)
         : sql.unsafe<ResultRow>(text, params)
 
     // Retried (same rows, same event ids: the failed attempt rolled back) only on
     // the races described above; anything else is a defect, logged.
-    const attempt = (statement: PreparedStatement, params: ReadonlyArray<unknown>, retries: number): Effect.Effect<ReadonlyArray<ResultRow>> =>
-      Effect.catchAll(execute(statement.text, statement.name, params), (error) =>
+    const attempt = (
+      statement: PreparedStatement,
+      params: ReadonlyArray<unknown>,
+      batched: boolean,
+      retries: number
+    ): Effect.Effect<ReadonlyArray<ResultRow>> =>
+      Effect.catchAll(execute(statement.text, statement.name, params, batched), (error) =>
         retries > 0 && isRetryable(error)
-          ? attempt(statement, params, retries - 1)
+          ? attempt(statement, params, batched, retries - 1)
           : Effect.zipRight(
             Effect.logError("inbound statement failed", String((error.cause as Error | undefined)?.message)),
             Effect.die(error)
@@ -583,7 +603,7 @@ export class InboundStore extends Effect.Service<InboundStore>()("@platform/serv
           inline: () => inline
         }
         const params = statement.names.map((name) => values[name]())
-        return Effect.map(attempt(statement, params, 4), ([row]) => {
+        return Effect.map(attempt(statement, params, !exact, 4), ([row]) => {
           for (const d of json(row!.demand)) {
             if (!exact) addPending(d.account_id, period, d.n)
             else usage.set(d.account_id, { used: d.used ?? d.max, max: d.max, period, expires: Date.now() + CACHE_TTL_MS })
@@ -653,7 +673,17 @@ export class InboundStore extends Effect.Service<InboundStore>()("@platform/serv
      */
     const persist = (plan: InboundPlan, options: PersistOptions): Effect.Effect<PersistResult> =>
       Effect.async<PersistResult>((resume) => {
-        if (!enqueue(plan, options, resume)) resume(Effect.map(write([plan], true, options.inline), ([result]) => result!))
+        if (!enqueue(plan, options, resume)) resume(alone(plan, options.inline))
+      })
+
+    /** A POST written in a statement of its own, consuming quota exactly (and reading the counters again). */
+    const alone = (plan: InboundPlan, inline: boolean): Effect.Effect<PersistResult> =>
+      Effect.suspend(() => {
+        const accounts = [...demandOf(plan).keys()].filter((account) => !rereading.has(account))
+        for (const account of accounts) rereading.add(account)
+        return Effect.map(write([plan], true, inline), ([result]) => result!).pipe(
+          Effect.ensuring(Effect.sync(() => accounts.forEach((account) => rereading.delete(account))))
+        )
       })
 
     return { enqueue, persist, flushUsage: flush } as const
