@@ -266,5 +266,11 @@ layer(TestEngine, { excludeTestServices: true })("the dispatch pipeline", (it) =
           error: ok ? null : "HTTP 503"
         })
       })
+      // A subscription deleted takes its deliveries and their attempts with it.
+      yield* sql`delete from webhook_subscriptions where id = ${sub.id}`
+      const [left] = yield* sql<{ deliveries: number; attempts: number }>`
+        select (select count(*) from webhook_deliveries where subscription_id = ${sub.id})::int as deliveries,
+               (select count(*) from delivery_attempts where subscription_id = ${sub.id})::int as attempts`
+      expect(left).toEqual({ deliveries: 0, attempts: 0 })
     }), { timeout: 30_000 })
 })
