@@ -1,28 +1,12 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { describe, expect, layer } from "@effect/vitest"
-import { Effect, HashMap, Layer, Logger, LogLevel } from "effect"
+import { Effect, Layer, Logger, LogLevel } from "effect"
 import { HttpAppLive } from "../../src/http/server.js"
 import { TestDatabase } from "../support/database.js"
+import { captureLogs } from "../support/log-capture.js"
 import { baseUrl, TestConfig, TestListener } from "../support/server.js"
 
-interface Line {
-  readonly level: string
-  readonly message: string
-  readonly annotations: Record<string, unknown>
-}
-
-const lines: Array<Line> = []
-
-const Capture = Logger.replace(
-  Logger.defaultLogger,
-  Logger.make(({ annotations, logLevel, message }) => {
-    lines.push({
-      level: logLevel.label,
-      message: Array.isArray(message) ? message.join(" ") : String(message),
-      annotations: Object.fromEntries(HashMap.toEntries(annotations))
-    })
-  })
-)
+const { layer: Capture, lines } = captureLogs()
 
 const ServerLoggingAt = (level: LogLevel.LogLevel) =>
   HttpApiBuilder.serve().pipe(

@@ -1,26 +1,12 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { Effect, HashMap, Layer, Logger, LogLevel } from "effect"
+import { Effect, Layer, Logger, LogLevel } from "effect"
 import { inboundText, signedBody } from "../fixtures/meta/inbound.js"
+import { captureLogs } from "../support/log-capture.js"
 import { baseUrl } from "../support/server.js"
 import { createChannel, TestInbound } from "./support.js"
 
-interface Line {
-  readonly level: string
-  readonly message: string
-  readonly annotations: Record<string, unknown>
-}
-const lines: Array<Line> = []
-const Capture = Logger.replace(
-  Logger.defaultLogger,
-  Logger.make(({ annotations, logLevel, message }) => {
-    lines.push({
-      level: logLevel.label,
-      message: Array.isArray(message) ? message.join(" ") : String(message),
-      annotations: Object.fromEntries(HashMap.toEntries(annotations))
-    })
-  })
-)
+const { layer: Capture, lines } = captureLogs()
 
 const post = (payload: unknown, requestId: string) =>
   Effect.flatMap(baseUrl, (base) =>
