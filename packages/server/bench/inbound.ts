@@ -9,7 +9,8 @@
  *
  * Env: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test; a scratch
  * database is created beside it and dropped), BENCH_SECONDS per step (6),
- * BENCH_CONNECTIONS (32), BENCH_RATES (500,1000,1500,2000,3000,0; 0 = unlimited).
+ * BENCH_CONNECTIONS (32), BENCH_RATES (500,1000,1500,2000,3000,0; 0 = unlimited);
+ * diagnostics: BENCH_SERVER_CPU_PROFILE=<dir> (the server's CPU profile, written when it stops).
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { dirname, join } from "node:path"
