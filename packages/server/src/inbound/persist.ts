@@ -60,6 +60,41 @@ const messageData = (m: string, peer: string, extra = "") =>
   `jsonb_build_object('message_id', ${m}.id, 'conversation_id', ${m}.conversation_id, 'peer_id', ${peer}, 'direction', ${m}.direction, 'source', ${m}.source, 'type', ${m}.type, 'text', ${m}.text, 'has_media', ${m}.media_id is not null, 'media_id', ${m}.media_id, 'status', ${m}.status, 'meta_message_id', ${m}.meta_message_id${extra})`
 
 /*
+ * The quota part of the messages (SPEC §6.5, §8). Exact: the conditional upsert
+ * that never overshoots the plan's limit, and the accounts it refuses. Counted
+ * after the fact (a batch far below the cap, see InboundStore): every fresh
+ * message is admitted and its count returned for the ledger, so the statement
+ * carries none of the exact part.
+ */
+const QUOTA_EXACT = `
+m_demand as (
+  select f.account_id, count(*)::bigint as n, l.max from m_fresh f
+  join developer_accounts a on a.id = f.account_id
+  join ${planLimits} as l(plan, max) on l.plan = a.plan
+  where f.kind = 'message' group by f.account_id, l.max
+),
+m_quota as (
+  insert into usage_counters as u (developer_account_id, period, metric, used)
+  select account_id, :period::date, 'inbound_messages', n from m_demand where n <= max
+  on conflict (developer_account_id, period, metric) do update set used = u.used + excluded.used
+  where u.used + excluded.used <= (select d.max from m_demand d where d.account_id = u.developer_account_id)
+  returning developer_account_id, used
+),
+m_ok as (
+  select f.* from m_fresh f where f.kind = 'echo' or f.account_id in (select developer_account_id from m_quota)
+),
+m_refused as (
+  select distinct f.channel_id from m_fresh f
+  where f.kind = 'message' and f.account_id not in (select developer_account_id from m_quota)
+)`
+const QUOTA_COUNTED_AFTER = `
+m_demand as (
+  select f.account_id, count(*)::bigint as n, null::bigint as max from m_fresh f
+  where f.kind = 'message' group by f.account_id
+),
+m_ok as (select * from m_fresh)`
+
+/*
  * The whole POST is ONE statement (DESIGN §8): data-modifying CTEs upsert
  * contacts and conversations, insert messages (deduplicated by upstream id),
  * consume the inbound quota, advance statuses, resolve templates, store quality
@@ -73,7 +108,7 @@ const messageData = (m: string, peer: string, extra = "") =>
  * make the loser's messages point at an id that was never inserted; its
  * foreign key fails, the statement rolls back and is simply run again.
  */
-export const buildStatement = (plan: InboundPlan): string => {
+export const buildStatement = (plan: InboundPlan, exact: boolean): string => {
   const M = plan.messages.length > 0
   const S = plan.statuses.length > 0
   const T = plan.templates.length > 0
@@ -95,30 +130,7 @@ m_fresh as (
   where not exists (select 1 from messages e where e.platform_channel_id = x.channel_id and e.meta_message_id = x.mid)
   order by x.channel_id, x.mid, x.i
 ),
-m_demand as (
-  select f.account_id, count(*)::bigint as n, l.max from m_fresh f
-  join developer_accounts a on a.id = f.account_id
-  join ${planLimits} as l(plan, max) on l.plan = a.plan
-  where f.kind = 'message' group by f.account_id, l.max
-),
-m_quota as (
-  insert into usage_counters as u (developer_account_id, period, metric, used)
-  select account_id, :period::date, 'inbound_messages', n from m_demand where :exact::boolean and n <= max
-  on conflict (developer_account_id, period, metric) do update set used = u.used + excluded.used
-  where u.used + excluded.used <= (select d.max from m_demand d where d.account_id = u.developer_account_id)
-  returning developer_account_id, used
-),
-m_allowed as (
-  select developer_account_id from m_quota
-  union all select account_id from m_demand where not :exact::boolean
-),
-m_ok as (
-  select f.* from m_fresh f where f.kind = 'echo' or f.account_id in (select developer_account_id from m_allowed)
-),
-m_refused as (
-  select distinct f.channel_id from m_fresh f
-  where f.kind = 'message' and f.account_id not in (select developer_account_id from m_allowed)
-),
+${exact ? QUOTA_EXACT : QUOTA_COUNTED_AFTER},
 m_chat_contacts as (
   insert into contacts as k (developer_account_id, platform_channel_id, chat_id, business_scoped_user_id, phone, username, profile_name)
   select distinct on (o.channel_id, o.chat_id) o.account_id, o.channel_id, o.chat_id, o.bsuid, o.phone, o.username, o.profile_name
@@ -314,7 +326,7 @@ f_ins as (
   from jsonb_to_recordset(:forwards::jsonb) as x(i int, p int, channel_id bigint, body text, other boolean)
   join platform_channels c on c.id = x.channel_id and c.is_active and c.inbound_enabled and c.webhook_url is not null
   where ${M ? "(x.other or exists (select 1 from m_posted d where d.p = x.p and d.channel_id = x.channel_id))" : "x.other"}
-    ${M ? "and not exists (select 1 from m_refused r where r.channel_id = x.channel_id)" : ""}
+    ${M && exact ? "and not exists (select 1 from m_refused r where r.channel_id = x.channel_id)" : ""}
   order by x.i
   returning id, developer_account_id, platform_channel_id, attempts, body,
     (select webhook_url from platform_channels p where p.id = platform_channel_id) as webhook_url,
@@ -325,13 +337,14 @@ f_ins as (
   return `with ${ctes.join(",")}
 select
   ${M ? "(select coalesce(jsonb_agg(p), '[]'::jsonb) from m_posted)" : "'[]'::jsonb"} as inserted,
-  ${M ? "exists (select 1 from m_refused)" : "false"} as refused,
+  ${M && exact ? "exists (select 1 from m_refused)" : "false"} as refused,
   ${S ? "(select coalesce(jsonb_agg(mid), '[]'::jsonb) from s_unknown)" : "'[]'::jsonb"} as unknown_statuses,
   ${S ? "(select count(*) from s_park)::int" : "0"} as parked,
   ${F ? "(select coalesce(jsonb_agg(to_jsonb(f)), '[]'::jsonb) from f_ins f)" : "'[]'::jsonb"} as deliveries,
   ${events.length > 0 ? "(select count(*) from ev where fanned_out_at is null)::int" : "0"} as events,
-  ${M ? `(select coalesce(jsonb_agg(jsonb_build_object('account_id', d.account_id, 'n', d.n, 'max', d.max, 'used', q.used)), '[]'::jsonb)
-    from m_demand d left join m_quota q on q.developer_account_id = d.account_id)` : "'[]'::jsonb"} as demand`
+  ${!M ? "'[]'::jsonb" : exact ? `(select coalesce(jsonb_agg(jsonb_build_object('account_id', d.account_id, 'n', d.n, 'max', d.max, 'used', q.used)), '[]'::jsonb)
+    from m_demand d left join m_quota q on q.developer_account_id = d.account_id)` : `(select coalesce(jsonb_agg(jsonb_build_object('account_id', d.account_id, 'n', d.n, 'max', d.max, 'used', null)), '[]'::jsonb)
+    from m_demand d)`} as demand`
 }
 
 interface ResultRow {
@@ -371,7 +384,7 @@ export const jsonbRows = (rows: ReadonlyArray<unknown>): string => {
 const byteaOf = (hex: string | null): Uint8Array | null =>
   hex === null ? null : new Uint8Array(Buffer.from(hex.replace(/^\\x/, ""), "hex"))
 
-const PARAMETERS = ["now", "period", "exact", "messages", "statuses", "templates", "qualities", "forwards", "inline"] as const
+const PARAMETERS = ["now", "period", "messages", "statuses", "templates", "qualities", "forwards", "inline"] as const
 type Parameter = typeof PARAMETERS[number]
 
 /**
@@ -398,18 +411,19 @@ export interface PreparedStatement {
 }
 
 /*
- * The statement's text depends only on which kinds of rows the POST carries, so
- * there are at most 32 of them; each is built once and runs as a NAMED prepared
+ * The statement's text depends only on which kinds of rows the POST carries and
+ * on whether it consumes quota exactly, so there are at most 64 of them; each is
+ * built once and runs as a NAMED prepared
  * statement (planned once per connection instead of on every POST: planning
  * this statement costs several times its execution).
  */
 const statements = new Map<string, PreparedStatement>()
-export const statementFor = (plan: InboundPlan): PreparedStatement => {
+export const statementFor = (plan: InboundPlan, exact: boolean): PreparedStatement => {
   const key = [plan.messages, plan.statuses, plan.templates, plan.qualities, plan.forwards]
-    .map((rows) => (rows.length > 0 ? "1" : "0")).join("")
+    .map((rows) => (rows.length > 0 ? "1" : "0")).join("") + (exact ? "e" : "b")
   let prepared = statements.get(key)
   if (prepared === undefined) {
-    const { names, text } = bind(buildStatement(plan))
+    const { names, text } = bind(buildStatement(plan, exact))
     const hash = createHash("sha1").update(text).digest("hex").slice(0, 12)
     prepared = { name: `inbound_${key}_${hash}`, text, names }
     statements.set(key, prepared)
@@ -590,11 +604,10 @@ export class InboundStore extends Effect.Service<InboundStore>()("@platform/serv
         const now = new Date(nowMs)
         const period = currentPeriod(now)
         const plan = mergePlans(plans)
-        const statement = statementFor(plan)
+        const statement = statementFor(plan, exact)
         const values: Record<Parameter, () => unknown> = {
           now: () => now.toISOString(),
           period: () => period,
-          exact: () => exact,
           messages: () => jsonbRows(plan.messages),
           statuses: () => jsonbRows(plan.statuses),
           templates: () => jsonbRows(plan.templates),
