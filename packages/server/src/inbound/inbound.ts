@@ -127,7 +127,7 @@ export class Inbound extends Effect.Service<Inbound>()("@platform/server/Inbound
         }
         return steps === undefined ? reply.respond(answerOf(exit.value)) : run(Effect.as(steps, answerOf(exit.value)))
       })
-      if (!queued) run(Effect.flatMap(store.persist(plan, { inline }), (result) => answerAfterCommit(result, inline)))
+      if (!queued) run(Effect.flatMap(store.alone(plan, inline), (result) => answerAfterCommit(result, inline)))
     }
 
     return { receive } as const

@@ -457,9 +457,9 @@ const marginOf = (max: number) => Math.max(50, Math.ceil(max * 0.05))
 
 /*
  * One writer: batched POSTs run one statement at a time, and the next batch
- * forms while it runs. A second concurrent statement makes both batches smaller
- * and makes them wait on each other's row locks (the same contacts and
- * conversations) through each commit. Measured with `bench:inbound` at the
+ * forms while it runs. A second concurrent statement halves both batches (the
+ * fixed cost per statement then dominates) and contends with the first for the
+ * same rows and index pages, on the same cores. Measured with `bench:inbound` at the
  * unlimited rate on 2 cores: 2 writers 2,590-2,630 msg/s, p99 28-31 ms, 8-10
  * messages per statement; 1 writer 4,180 msg/s, p99 15 ms, 14 per statement.
  */
@@ -576,10 +576,10 @@ export class InboundStore extends Effect.Service<InboundStore>()("@platform/serv
     const session = Option.isSome(pool) && !pool.value.embedded ? dedicatedSession(pool.value) : undefined
     if (session !== undefined) yield* Effect.addFinalizer(() => session.close)
     const execute = (text: string, name: string, params: ReadonlyArray<unknown>, batched: boolean) =>
-      Option.isSome(pool)
-        ? batched && session !== undefined
-          ? session.query<ResultRow>(name, text, params)
-          : poolQuery<ResultRow>(pool.value, name, text, params)
+      batched && session !== undefined
+        ? session.query<ResultRow>(name, text, params)
+        : Option.isSome(pool)
+        ? poolQuery<ResultRow>(pool.value, name, text, params)
         : sql.unsafe<ResultRow>(text, params)
 
     // Retried (same rows, same event ids: the failed attempt rolled back) only on
@@ -699,6 +699,6 @@ export class InboundStore extends Effect.Service<InboundStore>()("@platform/serv
         )
       })
 
-    return { enqueue, persist, flushUsage: flush } as const
+    return { enqueue, alone, persist, flushUsage: flush } as const
   })
 }) {}
