@@ -1,6 +1,6 @@
 import { Migrator, SqlClient, SqlError } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
-import { Context, Duration, Effect, Layer, Option, Redacted } from "effect"
+import { Context, Duration, Effect, Layer, Option, Redacted, type Scope } from "effect"
 import { AppConfig } from "../config.js"
 import { migrations } from "./migrations/index.js"
 import pg from "pg"
@@ -42,6 +42,8 @@ export const parseDatabaseUrl = (url: string): Connection => {
  */
 export class PgPool extends Context.Tag("@platform/server/PgPool")<PgPool, {
   readonly pool: pg.Pool
+  /** What the pool connects with (see `scopedPool`). */
+  readonly config: pg.PoolConfig
   /** Whether named prepared statements are safe on this server (real Postgres). */
   readonly namedStatements: boolean
   /** Embedded PGlite behind its socket server (one process; no LISTEN/NOTIFY across processes). */
@@ -110,6 +112,32 @@ export const dedicatedSession = (db: PgPool["Type"]) => {
 }
 
 /**
+ * A pool of its own beside the application's, to the same database, whose
+ * connections start with the given settings (Postgres' startup `options`), for
+ * one service's statements; ended with the scope. None on embedded PGlite: its
+ * one backend session serves every client, so no connection has settings of
+ * its own.
+ */
+export const scopedPool = (
+  db: PgPool["Type"],
+  options: { readonly max: number; readonly settings: Record<string, string> }
+): Effect.Effect<Option.Option<PgPool["Type"]>, never, Scope.Scope> =>
+  db.embedded
+    ? Effect.succeedNone
+    : Effect.acquireRelease(
+      Effect.sync(() => {
+        const pool = new pg.Pool({
+          ...db.config,
+          max: options.max,
+          options: Object.entries(options.settings).map(([k, v]) => `-c ${k}=${v}`).join(" ")
+        })
+        pool.on("error", () => {})
+        return pool
+      }),
+      (pool) => Effect.promise(() => pool.end()).pipe(Effect.interruptible, Effect.timeoutOption(1000))
+    ).pipe(Effect.map((pool) => Option.some({ ...db, pool })))
+
+/**
  * A PgClient layer for one connection target, with the product's type parsers,
  * built over a pool this layer owns (also provided as `PgPool`).
  */
@@ -118,7 +146,7 @@ export const pgLayer = (connection: Connection, maxConnections = 10) =>
     const pool = yield* Effect.acquireRelease(
       Effect.tryPromise({
         try: async () => {
-          const pool = new pg.Pool({
+          const config: pg.PoolConfig = {
             host: connection.host,
             port: connection.port,
             database: connection.database,
@@ -129,11 +157,12 @@ export const pgLayer = (connection: Connection, maxConnections = 10) =>
             connectionTimeoutMillis: 10_000,
             application_name: "@effect/sql-pg",
             types: types as never
-          })
+          }
+          const pool = new pg.Pool(config)
           pool.on("error", () => {})
           try {
             const { rows } = await pool.query<{ version: string }>("select version() as version")
-            return { pool, embedded: /PGlite/i.test(rows[0]?.version ?? "") }
+            return { pool, config, embedded: /PGlite/i.test(rows[0]?.version ?? "") }
           } catch (error) {
             await pool.end().catch(() => undefined)
             throw error
@@ -149,7 +178,12 @@ export const pgLayer = (connection: Connection, maxConnections = 10) =>
       ({ pool }) => Effect.promise(() => pool.end()).pipe(Effect.interruptible, Effect.timeoutOption(1000))
     )
     return PgClient.layerFromPool({ acquire: Effect.succeed(pool.pool), types: types as never }).pipe(
-      Layer.merge(Layer.succeed(PgPool, { pool: pool.pool, namedStatements: !pool.embedded, embedded: pool.embedded }))
+      Layer.merge(Layer.succeed(PgPool, {
+        pool: pool.pool,
+        config: pool.config,
+        namedStatements: !pool.embedded,
+        embedded: pool.embedded
+      }))
     )
   }))
 

@@ -26,7 +26,7 @@ const fakePool = (answer: (n: number, config: { name?: string; text: string }) =
       setImmediate(() => cb(undefined, client as unknown as pg.PoolClient))
     }
   }
-  return { db: { pool: pool as unknown as pg.Pool, namedStatements: true, embedded: false } satisfies PgPool["Type"], log, clients }
+  return { db: { pool: pool as unknown as pg.Pool, config: {}, namedStatements: true, embedded: false } satisfies PgPool["Type"], log, clients }
 }
 
 const sqlError = (code: string) => Object.assign(new Error("duplicate key"), { code })
