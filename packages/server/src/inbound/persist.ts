@@ -466,7 +466,7 @@ const ALONE_CONNECTIONS = 4
  * of the statement is a few rows probing unique keys, so the right plan never
  * scans a table: with sequential scans off it is chosen whatever the statistics
  * say. Measured on 2 cores at the unlimited rate: Postgres CPU per message 169 ->
- * 126-145 us, and `bench:inbound` 0.36-0.55 x bare -> 0.57-0.73 x.
+ * 126-145 us, and `bench:inbound` 0.36-0.55 x bare -> 0.57-0.81 x (5 runs).
  */
 const INBOUND_PLANNER = { enable_seqscan: "off" }
 
