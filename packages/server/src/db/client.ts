@@ -111,6 +111,9 @@ export const dedicatedSession = (db: PgPool["Type"]) => {
   return { query, close } as const
 }
 
+/** Ends a pool with the scope that owns it, waiting at most a second for its connections. */
+const endPool = (pool: pg.Pool) => Effect.promise(() => pool.end()).pipe(Effect.interruptible, Effect.timeoutOption(1000))
+
 /**
  * A pool of its own beside the application's, to the same database, whose
  * connections start with the given settings (Postgres' startup `options`), for
@@ -134,7 +137,7 @@ export const scopedPool = (
         pool.on("error", () => {})
         return pool
       }),
-      (pool) => Effect.promise(() => pool.end()).pipe(Effect.interruptible, Effect.timeoutOption(1000))
+      endPool
     ).pipe(Effect.map((pool) => Option.some({ ...db, pool })))
 
 /**
@@ -175,7 +178,7 @@ export const pgLayer = (connection: Connection, maxConnections = 10) =>
           onTimeout: () => new SqlError.SqlError({ cause: new Error("Connection timed out"), message: "PgClient: Connection timed out" })
         })
       ),
-      ({ pool }) => Effect.promise(() => pool.end()).pipe(Effect.interruptible, Effect.timeoutOption(1000))
+      ({ pool }) => endPool(pool)
     )
     return PgClient.layerFromPool({ acquire: Effect.succeed(pool.pool), types: types as never }).pipe(
       Layer.merge(Layer.succeed(PgPool, {

@@ -80,11 +80,32 @@ export class Inbound extends Effect.Service<Inbound>()("@platform/server/Inbound
       return steps === undefined ? Effect.succeed(answerOf(result)) : Effect.as(steps, answerOf(result))
     }
 
-    const persist = (decoded: MetaWebhookPayload, json: unknown, text: string, lookup: ChannelLookup) => {
+    /**
+     * Plans a POST against its channels and writes it: joined to the next batch
+     * (answered by the batch writer after the commit) or, when it must, alone.
+     */
+    const persist = (
+      decoded: MetaWebhookPayload,
+      json: unknown,
+      text: string,
+      lookup: ChannelLookup,
+      respond: Reply["respond"],
+      run: Reply["run"]
+    ): void => {
       const plan = buildPlan(decoded, json, parseRawJson(text), lookup)
-      if (!plan.routed) return Effect.succeed(IGNORED)
+      if (!plan.routed) return respond(IGNORED)
       const inline = config.runsWorkers
-      return Effect.flatMap(store.persist(plan, { inline }), (result) => answerAfterCommit(result, inline))
+      const queued = store.enqueue(plan, { inline }, (exit) => {
+        if (Exit.isFailure(exit)) return run(Exit.failCause(exit.cause))
+        let steps: Effect.Effect<void> | undefined
+        try {
+          steps = afterCommit(exit.value, inline)
+        } catch (defect) {
+          return run(Effect.die(defect))
+        }
+        return steps === undefined ? respond(answerOf(exit.value)) : run(Effect.as(steps, answerOf(exit.value)))
+      })
+      if (!queued) run(Effect.flatMap(store.alone(plan, inline), (result) => answerAfterCommit(result, inline)))
     }
 
     /*
@@ -111,23 +132,11 @@ export class Inbound extends Effect.Service<Inbound>()("@platform/server/Inbound
       if (Either.isLeft(decoded)) return run(Effect.as(Effect.logInfo("inbound payload of an unknown shape ignored"), IGNORED))
       const ids = identifiersOf(decoded.right)
       const lookup = directory.cached(ids)
-      if (lookup === undefined) {
-        return run(Effect.flatMap(directory.resolve(ids), (resolved) => persist(decoded.right, json, text, resolved)))
-      }
-      const plan = buildPlan(decoded.right, json, parseRawJson(text), lookup)
-      if (!plan.routed) return reply.respond(IGNORED)
-      const inline = config.runsWorkers
-      const queued = store.enqueue(plan, { inline }, (exit) => {
-        if (Exit.isFailure(exit)) return run(Exit.failCause(exit.cause))
-        let steps: Effect.Effect<void> | undefined
-        try {
-          steps = afterCommit(exit.value, inline)
-        } catch (defect) {
-          return run(Effect.die(defect))
-        }
-        return steps === undefined ? reply.respond(answerOf(exit.value)) : run(Effect.as(steps, answerOf(exit.value)))
-      })
-      if (!queued) run(Effect.flatMap(store.alone(plan, inline), (result) => answerAfterCommit(result, inline)))
+      if (lookup !== undefined) return persist(decoded.right, json, text, lookup, reply.respond, run)
+      // Routes not cached yet: resolved first, then the same path, answering into this effect.
+      run(Effect.flatMap(directory.resolve(ids), (resolved) =>
+        Effect.async<InboundAnswer>((resume) =>
+          persist(decoded.right, json, text, resolved, (answer) => resume(Effect.succeed(answer)), resume))))
     }
 
     return { receive } as const

@@ -595,13 +595,12 @@ export class InboundStore extends Effect.Service<InboundStore>()("@platform/serv
       : undefined
     const session = own === undefined ? undefined : dedicatedSession(own)
     if (session !== undefined) yield* Effect.addFinalizer(() => session.close)
+    const db = own ?? Option.getOrUndefined(pool)
     const execute = (text: string, name: string, params: ReadonlyArray<unknown>, batched: boolean) =>
       batched && session !== undefined
         ? session.query<ResultRow>(name, text, params)
-        : own !== undefined
-        ? poolQuery<ResultRow>(own, name, text, params)
-        : Option.isSome(pool)
-        ? poolQuery<ResultRow>(pool.value, name, text, params)
+        : db !== undefined
+        ? poolQuery<ResultRow>(db, name, text, params)
         : sql.unsafe<ResultRow>(text, params)
 
     // Retried (same rows, same event ids: the failed attempt rolled back) only on
