@@ -93,8 +93,12 @@ export class DeliveryBuffer extends Effect.Service<DeliveryBuffer>()("@platform/
                         ${rows.map((r) => r.platform_channel_id)}::bigint[],
                         ${rows.map((r) => r.event_id)}::text[],
                         ${rows.map((r) => r.event_type)}::text[],
-                        ${rows.map((r) => r.envelope)}::text[])
-              as b(subscription_id, developer_account_id, platform_channel_id, event_id, event_type, envelope)
+                        ${rows.map((r) => r.envelope)}::text[]) with ordinality
+              as b(subscription_id, developer_account_id, platform_channel_id, event_id, event_type, envelope, n)
+            -- No foreign key (migration 0006): a subscription deleted meanwhile gets no row.
+            join webhook_subscriptions s on s.id = b.subscription_id
+            order by b.n
+            for key share of s
             returning 1
           )
           delete from webhook_buffer_items where id = any(${consumed}::bigint[])`

@@ -1,7 +1,7 @@
-import { SqlClient } from "@effect/sql"
 import { CATCH_ALL_EXCLUDED_EVENT_TYPES } from "@platform/shared"
 import { Clock, Duration, Effect } from "effect"
 import type { ClaimedRow } from "./claims.js"
+import { EngineSql } from "./engine-sql.js"
 import { DeliveryWakeup } from "./wakeup.js"
 
 /** Fan-out is serialized across processes so delivery ids follow event ids (per-peer order). */
@@ -39,8 +39,9 @@ interface Counts {
  * the items, mark the events fanned out.
  */
 export class FanOut extends Effect.Service<FanOut>()("@platform/server/FanOut", {
+  dependencies: [EngineSql.Default],
   effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+    const sql = yield* EngineSql
     const wakeup = yield* DeliveryWakeup
 
     const runOnce = Effect.fn("FanOut.runOnce")(function*(batchSize: number = 500) {
@@ -72,6 +73,9 @@ export class FanOut extends Effect.Service<FanOut>()("@platform/server/FanOut", 
            and (s.platform_channel_id is null or s.platform_channel_id = ev.platform_channel_id)
            and (ev.event_type = any(s.event_types)
                 or (cardinality(s.event_types) = 0 and not (ev.event_type = any(${excluded}::text[]))))
+          -- Deliveries have no foreign key (see migration 0006): a subscription being
+          -- deleted meanwhile waits for this statement, or is not matched.
+          for key share of s
         ),
         nb as (
           select m.*, case when m.event_type like 'message.%' then m.conversation_peer end as peer

@@ -78,7 +78,11 @@ export class InactivitySweep extends Effect.Service<InactivitySweep>()("@platfor
                       ${candidates.map((c) => c.developer_account_id)}::bigint[],
                       ${candidates.map((c) => c.platform_channel_id)}::bigint[],
                       ${envelopes.map((e) => e.id)}::text[],
-                      ${envelopes.map((e) => JSON.stringify(e))}::text[]) as u(sid, aid, cid, eid, env)`
+                      ${envelopes.map((e) => JSON.stringify(e))}::text[]) with ordinality as u(sid, aid, cid, eid, env, n)
+          -- No foreign key (migration 0006): a subscription deleted meanwhile gets no row.
+          join webhook_subscriptions s on s.id = u.sid
+          order by u.n
+          for key share of s`
         return candidates.length
       })).pipe(Effect.orDie)
       if (emitted > 0) yield* wakeup.deliveriesWritten

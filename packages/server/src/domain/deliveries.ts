@@ -144,10 +144,15 @@ export class Deliveries extends Effect.Service<Deliveries>()("@platform/server/D
         insert into webhook_deliveries
           (subscription_id, developer_account_id, platform_channel_id, event_id, event_type, conversation_peer, envelope,
            is_batch, redelivery_of, next_retry_at, created_at, updated_at)
-        select subscription_id, developer_account_id, platform_channel_id, event_id, event_type, conversation_peer,
-               envelope, is_batch, id, ${now}, ${now}, ${now}
-        from webhook_deliveries where id = ${id} and developer_account_id = ${accountId}
+        select d.subscription_id, d.developer_account_id, d.platform_channel_id, d.event_id, d.event_type,
+               d.conversation_peer, d.envelope, d.is_batch, d.id, ${now}, ${now}, ${now}
+        from webhook_deliveries d
+        -- No foreign key (migration 0006): a subscription deleted meanwhile gets no row.
+        join webhook_subscriptions s on s.id = d.subscription_id
+        where d.id = ${id} and d.developer_account_id = ${accountId}
+        for key share of s
         returning *`.pipe(Effect.orDie)
+      if (row === undefined) return yield* new NotFound()
       yield* wakeup.deliveriesWritten
       return deliveryToWire(row!, false)
     })

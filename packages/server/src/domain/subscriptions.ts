@@ -292,9 +292,13 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@platform/se
         insert into webhook_deliveries
           (subscription_id, developer_account_id, platform_channel_id, event_id, event_type, envelope, next_retry_at,
            created_at, updated_at)
-        values (${sub.id}, ${accountId}, ${sub.platform_channel_id}, ${envelope.id}, ${event},
-                ${JSON.stringify(envelope)}::jsonb, ${at}, ${at}, ${at})
+        select s.id, ${accountId}, ${sub.platform_channel_id}, ${envelope.id}, ${event},
+               ${JSON.stringify(envelope)}::jsonb, ${at}, ${at}, ${at}
+        from webhook_subscriptions s where s.id = ${sub.id}
+        -- No foreign key (migration 0006): a subscription deleted meanwhile gets no row.
+        for key share of s
         returning *`.pipe(Effect.orDie)
+      if (row === undefined) return yield* new NotFound()
       yield* wakeup.deliveriesWritten
       return deliveryToWire(row!, false)
     })

@@ -178,4 +178,38 @@ layer(WebhooksTestServer, { excludeTestServices: true })("webhook subscription r
       const detail = yield* request("GET", `/platform/v1/webhooks/deliveries/${received.body.id}`, { key })
       expect(detail.body).toMatchObject({ status: "delivered", attempts: 1, response_status: 200 })
     }))
+
+  it.scoped("deleting a subscription deletes its deliveries and attempts; deleting an account deletes its events", () =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const receiver = yield* startReceiver()
+      const { dev, key, channelId } = yield* developer
+      const gone = yield* request("POST", base, { key, body: { target_url: receiver.url } })
+      const kept = yield* request("POST", base, { key, body: { target_url: receiver.url } })
+      for (const sub of [gone, kept]) {
+        expect((yield* request("POST", `${base}/${sub.body.id}/test?event_type=message.sent`, { key })).status).toBe(200)
+      }
+      yield* (yield* Dispatcher).runOnce()
+      yield* receiver.waitFor(2)
+      const counts = (subscriptionId: number) =>
+        sql<{ deliveries: number; attempts: number }>`
+          select (select count(*) from webhook_deliveries where subscription_id = ${subscriptionId})::int as deliveries,
+                 (select count(*) from delivery_attempts where subscription_id = ${subscriptionId})::int as attempts`
+          .pipe(Effect.map((rows) => rows[0]!))
+      expect(yield* counts(gone.body.id)).toEqual({ deliveries: 1, attempts: 1 })
+
+      expect((yield* request("DELETE", `${base}/${gone.body.id}`, { key })).status).toBe(204)
+      expect(yield* counts(gone.body.id)).toEqual({ deliveries: 0, attempts: 0 })
+      expect(yield* counts(kept.body.id)).toEqual({ deliveries: 1, attempts: 1 })
+      expect((yield* request("POST", `${base}/${gone.body.id}/test`, { key })).status).toBe(404)
+
+      yield* sql`insert into events (event_id, developer_account_id, platform_channel_id, event_type, envelope)
+        values (${`evt_${"0".repeat(24)}${String(dev.accountId).padStart(8, "0")}`}, ${dev.accountId}, ${channelId},
+                'channel.connected', '{}'::jsonb)`
+      yield* sql`delete from developer_accounts where id = ${dev.accountId}`
+      const [left] = yield* sql<{ events: number; deliveries: number }>`
+        select (select count(*) from events where developer_account_id = ${dev.accountId})::int as events,
+               (select count(*) from webhook_deliveries where subscription_id = ${kept.body.id})::int as deliveries`
+      expect(left).toEqual({ events: 0, deliveries: 0 })
+    }))
 })

@@ -2,11 +2,13 @@ import initial from "./0001_initial.js"
 import delivery from "./0003_delivery.js"
 import parkedStatuses from "./0004_parked_statuses.js"
 import deliveryWritePath from "./0005_delivery_write_path.js"
+import cascadeByStatement from "./0006_cascade_by_statement.js"
 
 /** Migrations imported statically (not read from disk) so the bundled server carries them. */
 export const migrations = {
   "0001_initial": initial,
   "0003_delivery": delivery,
   "0004_parked_statuses": parkedStatuses,
-  "0005_delivery_write_path": deliveryWritePath
+  "0005_delivery_write_path": deliveryWritePath,
+  "0006_cascade_by_statement": cascadeByStatement
 }
