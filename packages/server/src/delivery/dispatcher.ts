@@ -1,8 +1,8 @@
-import { SqlClient } from "@effect/sql"
 import { Clock, Effect } from "effect"
 import { Secrets } from "../crypto/secrets.js"
 import { AutoPause } from "./auto-pause.js"
 import { type ClaimedRow, makeClaims } from "./claims.js"
+import { EngineSql } from "./engine-sql.js"
 import { type PumpOptions, runPump } from "./pump.js"
 import { makeRecord } from "./record.js"
 import { makeRequests } from "./requests.js"
@@ -28,8 +28,9 @@ export interface DispatchResult {
  * processes run `pump`, the continuous pipeline (pump.ts).
  */
 export class Dispatcher extends Effect.Service<Dispatcher>()("@platform/server/Dispatcher", {
+  dependencies: [EngineSql.Default],
   effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+    const sql = yield* EngineSql
     const wakeup = yield* DeliveryWakeup
     const transport = yield* DeliveryTransport
     const claims = makeClaims(sql)
