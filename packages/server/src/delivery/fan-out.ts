@@ -32,11 +32,12 @@ interface Counts {
 }
 
 /**
- * Turns event rows (the outbox) into delivery rows: one per matching active,
- * unpaused subscription (channel-level or account-level; empty event_types is
- * catch-all except message.received). Buffered subscriptions get staging items
- * instead. One statement per batch: claim the events, insert the deliveries and
- * the items, mark the events fanned out.
+ * Turns event rows into delivery rows: one per matching active, unpaused
+ * subscription (channel-level or account-level; empty event_types is catch-all
+ * except message.received). Buffered subscriptions get staging items instead. One
+ * statement per batch: take the oldest events of the outbox (event_outbox, filled
+ * by a trigger on events: migration 0007) out of it, insert the deliveries and
+ * the items.
  */
 export class FanOut extends Effect.Service<FanOut>()("@platform/server/FanOut", {
   dependencies: [EngineSql.Default],
@@ -52,17 +53,20 @@ export class FanOut extends Effect.Service<FanOut>()("@platform/server/FanOut", 
       // The advisory lock is an InitPlan evaluated once: a second fan-out (another
       // process) gets no rows instead of interleaving its batch with ours.
       const rows = yield* sql<Counts & { readonly id: number | null }>`
-        with ev as (
-          select e.id, e.event_id, e.developer_account_id, e.platform_channel_id, e.event_type,
-                 e.conversation_peer, e.envelope
-          from events e
-          where e.fanned_out_at is null and (select pg_try_advisory_xact_lock(${FAN_OUT_LOCK}))
-          order by e.id
+        with q as (
+          select o.event_row from event_outbox o
+          where (select pg_try_advisory_xact_lock(${FAN_OUT_LOCK}))
+          order by o.event_row
           limit ${batchSize}
           for update skip locked
         ),
-        marked as (
-          update events e set fanned_out_at = ${now} from ev where e.id = ev.id
+        taken as (
+          delete from event_outbox o using q where o.event_row = q.event_row
+        ),
+        ev as (
+          select e.id, e.event_id, e.developer_account_id, e.platform_channel_id, e.event_type,
+                 e.conversation_peer, e.envelope
+          from q join events e on e.id = q.event_row
         ),
         m as (
           select ev.*, s.id as subscription_id, s.buffer_window_seconds is not null as buffered

@@ -186,9 +186,12 @@ layer(TestInbound(), { excludeTestServices: true })("/webhook/incoming under con
       const sub = yield* createSubscription({ accountId: paused.accountId, url: "https://example.com/hook" })
       yield* rows((sql) => sql`update webhook_subscriptions set is_paused = true where id = ${sub.id} returning id`)
       yield* postInbound(inboundText(paused.line, "5511920000006", "pausada"))
+      // Fanned out when written, or waiting in the outbox for the fan-out: never both.
       const fanned = (accountId: number) =>
         rows<{ fanned: boolean }>((sql) => sql`
-          select fanned_out_at is not null as fanned from events where developer_account_id = ${accountId}`)
+          select e.fanned_out_at is not null as fanned from events e
+          where e.developer_account_id = ${accountId}
+            and (e.fanned_out_at is null) = exists (select 1 from event_outbox o where o.event_row = e.id)`)
       expect(yield* fanned(quiet.accountId)).toEqual([{ fanned: true }, { fanned: true }])
       expect(yield* fanned(paused.accountId)).toEqual([{ fanned: true }, { fanned: true }])
       yield* postInbound(inboundText(watched.line, "5511920000007", "alguém escuta"))

@@ -3,6 +3,7 @@ import delivery from "./0003_delivery.js"
 import parkedStatuses from "./0004_parked_statuses.js"
 import deliveryWritePath from "./0005_delivery_write_path.js"
 import cascadeByStatement from "./0006_cascade_by_statement.js"
+import eventOutbox from "./0007_event_outbox.js"
 
 /** Migrations imported statically (not read from disk) so the bundled server carries them. */
 export const migrations = {
@@ -10,5 +11,6 @@ export const migrations = {
   "0003_delivery": delivery,
   "0004_parked_statuses": parkedStatuses,
   "0005_delivery_write_path": deliveryWritePath,
-  "0006_cascade_by_statement": cascadeByStatement
+  "0006_cascade_by_statement": cascadeByStatement,
+  "0007_event_outbox": eventOutbox
 }
