@@ -140,17 +140,11 @@ export const scopedPool = (
       endPool
     ).pipe(Effect.map((pool) => Option.some({ ...db, pool })))
 
-/** A SqlClient (with the product's type parsers) over a `scopedPool`; None on embedded PGlite. */
-export const scopedSqlClient = (
-  db: PgPool["Type"],
-  options: { readonly max: number; readonly settings: Record<string, string> }
-): Effect.Effect<Option.Option<SqlClient.SqlClient>, SqlError.SqlError, Scope.Scope> =>
-  Effect.gen(function*() {
-    const own = yield* scopedPool(db, options)
-    if (Option.isNone(own)) return Option.none()
-    const context = yield* Layer.build(PgClient.layerFromPool({ acquire: Effect.succeed(own.value.pool), types: types as never }))
-    return Option.some(Context.get(context, SqlClient.SqlClient))
-  })
+/** A SqlClient (with the product's type parsers) over a pool of `scopedPool`. */
+export const scopedSqlClient = (db: PgPool["Type"]): Effect.Effect<SqlClient.SqlClient, SqlError.SqlError, Scope.Scope> =>
+  Layer.build(PgClient.layerFromPool({ acquire: Effect.succeed(db.pool), types: types as never })).pipe(
+    Effect.map((context) => Context.get(context, SqlClient.SqlClient))
+  )
 
 /**
  * A PgClient layer for one connection target, with the product's type parsers,

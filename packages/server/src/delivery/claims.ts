@@ -1,6 +1,6 @@
-import type { SqlClient } from "@effect/sql"
 import { NORMALIZED_STUCK_LEASE_SECONDS } from "@platform/shared"
 import { Effect } from "effect"
+import type { EngineSqlShape } from "./engine-sql.js"
 
 /** A delivery row claimed for sending (status delivering) and what sending needs of its subscription. */
 export interface ClaimedRow {
@@ -33,7 +33,7 @@ export const WITH_SUBSCRIPTION = `select c.*, s.target_url, s.custom_headers, s.
  * FOR UPDATE SKIP LOCKED (so any number of claimers and processes run side by side)
  * and set delivering under a lease (delivering_since).
  */
-export const makeClaims = (sql: SqlClient.SqlClient) => {
+export const makeClaims = ({ prepared, sql }: EngineSqlShape) => {
   const claimedColumns = sql.literal(CLAIMED_COLUMNS)
   const withSubscription = sql.literal(WITH_SUBSCRIPTION)
   /** The end of a claim: the rows in `due` leased to this process, returned with their subscription. */
@@ -49,7 +49,7 @@ export const makeClaims = (sql: SqlClient.SqlClient) => {
   /** The general claim: due rows in due order; a message.* row waits behind an open earlier row of its conversation. */
   const claim = (now: Date, batchSize: number) => {
     const stale = new Date(now.getTime() - NORMALIZED_STUCK_LEASE_SECONDS * 1000)
-    return sql<ClaimedRow>`
+    return prepared("engine_claim", sql<ClaimedRow>`
       with due as (
         select d.id
         from webhook_deliveries d
@@ -70,7 +70,7 @@ export const makeClaims = (sql: SqlClient.SqlClient) => {
         limit ${batchSize}
         for update of d skip locked
       ),
-      ${leaseDue(now)}`.pipe(Effect.orDie)
+      ${leaseDue(now)}`).pipe(Effect.orDie)
   }
 
   // The head (oldest open row) of each probed (subscription, peer), when it is pending
@@ -79,7 +79,7 @@ export const makeClaims = (sql: SqlClient.SqlClient) => {
   // general claim's walk over every blocked row (which, with thousands of
   // conversations waiting on their heads, is most of the table).
   const claimHeads = (now: Date, subscriptions: ReadonlyArray<number>, peers: ReadonlyArray<string>, limit: number) =>
-    sql<ClaimedRow>`
+    prepared("engine_claim_heads", sql<ClaimedRow>`
       with pairs as (
         select distinct subscription_id, peer
         from unnest(${subscriptions}::bigint[], ${peers}::text[]) as u(subscription_id, peer)
@@ -100,19 +100,23 @@ export const makeClaims = (sql: SqlClient.SqlClient) => {
         from webhook_deliveries d
         join webhook_subscriptions s on s.id = d.subscription_id
         -- By primary key (= any of an array), whatever the statistics say of the backlog.
+        -- The tests are written "is true" so that they prove no partial index's predicate
+        -- and make no index condition: a plan made for any values (engine-sql.ts) that
+        -- believed few rows pending walked all of webhook_deliveries_due_idx instead.
         where d.id = any(array(select id from heads))
-          and d.status = 'pending' and d.next_retry_at <= ${now} and s.is_active and not s.is_paused
+          and (d.status = 'pending') is true and (d.next_retry_at <= ${now}) is true
+          and s.is_active and not s.is_paused
         order by d.id
         limit ${limit}
         for update of d skip locked
       ),
-      ${leaseDue(now)}`.pipe(Effect.orDie)
+      ${leaseDue(now)}`).pipe(Effect.orDie)
 
   // A worker that died (or hung past the lease) leaves rows in delivering; they
   // are taken again with a fresh lease. Rare, so kept off the hot claim query.
   const claimExpired = (now: Date, batchSize: number) => {
     const stale = new Date(now.getTime() - NORMALIZED_STUCK_LEASE_SECONDS * 1000)
-    return sql<ClaimedRow>`
+    return prepared("engine_claim_expired", sql<ClaimedRow>`
       with due as (
         select d.id from webhook_deliveries d
         join webhook_subscriptions s on s.id = d.subscription_id
@@ -126,7 +130,7 @@ export const makeClaims = (sql: SqlClient.SqlClient) => {
         from due where w.id = due.id
         returning ${claimedColumns}
       )
-      ${withSubscription}`.pipe(Effect.orDie)
+      ${withSubscription}`).pipe(Effect.orDie)
   }
 
   return { claim, claimHeads, claimExpired } as const

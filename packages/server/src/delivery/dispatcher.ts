@@ -28,13 +28,12 @@ export interface DispatchResult {
  * processes run `pump`, the continuous pipeline (pump.ts).
  */
 export class Dispatcher extends Effect.Service<Dispatcher>()("@platform/server/Dispatcher", {
-  dependencies: [EngineSql.Default],
   effect: Effect.gen(function*() {
-    const sql = yield* EngineSql
+    const engine = yield* EngineSql
     const wakeup = yield* DeliveryWakeup
     const transport = yield* DeliveryTransport
-    const claims = makeClaims(sql)
-    const record = makeRecord(sql, yield* AutoPause)
+    const claims = makeClaims(engine)
+    const record = makeRecord(engine, yield* AutoPause)
     const requests = makeRequests(yield* Secrets)
 
     const send = (row: ClaimedRow, nowMs: number) =>

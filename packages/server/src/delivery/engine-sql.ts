@@ -1,33 +1,58 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient, type SqlError, type Statement } from "@effect/sql"
 import { Context, Effect, Layer, Option } from "effect"
-import { PgPool, scopedSqlClient } from "../db/client.js"
+import { PgPool, poolQuery, scopedPool, scopedSqlClient } from "../db/client.js"
 
 /**
- * Index scans only. The engine's statements take the first rows of a backlog in
- * index order (`order by id limit n`, `order by next_retry_at limit n`) or probe
- * rows by key. When the statistics lag behind a backlog (events written faster
- * than autovacuum analyzes), the planner estimates a handful of rows and reads the
- * WHOLE backlog with a bitmap scan, then sorts it to keep the first n: measured
- * with auto_explain during bench:delivery, 3,457-6,000 unfanned events read per
- * fan-out of 100-156, and 6,488 pending deliveries per claim of 100.
+ * Index scans only, and plans made once per connection.
+ * - The engine's statements take the first rows of a backlog in index order
+ *   (`order by id limit n`, `order by next_retry_at limit n`) or probe rows by key.
+ *   When the statistics lag behind a backlog (events written faster than
+ *   autovacuum analyzes), the planner estimates a handful of rows and reads the
+ *   WHOLE backlog with a bitmap scan, then sorts it to keep the first n: measured
+ *   with auto_explain during bench:delivery, 3,457-6,000 unfanned events read per
+ *   fan-out of 100-156, and 6,488 pending deliveries per claim of 100.
+ * - With only index scans to choose from, one generic plan serves every run of a
+ *   statement, so the engine's statements are named and planned once per
+ *   connection instead of at every run.
  */
-const ENGINE_PLANNER = { enable_seqscan: "off", enable_bitmapscan: "off" }
+const ENGINE_PLANNER = { enable_seqscan: "off", enable_bitmapscan: "off", plan_cache_mode: "force_generic_plan" }
 
 /** Fan-out (1), the claimer (1), the recorders (2), a dispatch pass or lease reclaim (2). */
 const ENGINE_CONNECTIONS = 6
 
+export interface EngineSqlShape {
+  /** Builds the statements (and runs the ones that are not `prepared`). */
+  readonly sql: SqlClient.SqlClient
+  /** Runs `statement` as the named prepared statement `name` on the engine's connections (embedded: as it is). */
+  readonly prepared: <A extends object>(
+    name: string,
+    statement: Statement.Statement<A>
+  ) => Effect.Effect<ReadonlyArray<A>, SqlError.SqlError>
+}
+
 /**
- * The SqlClient of the delivery engine's statements (fan-out, claims, record): its
+ * The database of the delivery engine's statements (fan-out, claims, record): its
  * own connections that plan with ENGINE_PLANNER, beside the application's. On
  * embedded PGlite (one session for every client) it is the application's client.
  */
-export class EngineSql extends Context.Tag("@platform/server/EngineSql")<EngineSql, SqlClient.SqlClient>() {
+export class EngineSql extends Context.Tag("@platform/server/EngineSql")<EngineSql, EngineSqlShape>() {
   static readonly Default = Layer.scoped(
     EngineSql,
     Effect.gen(function*() {
-      const shared = yield* SqlClient.SqlClient
-      const own = yield* scopedSqlClient(yield* PgPool, { max: ENGINE_CONNECTIONS, settings: ENGINE_PLANNER })
-      return Option.getOrElse(own, () => shared)
+      const db = yield* PgPool
+      const own = yield* scopedPool(db, { max: ENGINE_CONNECTIONS, settings: ENGINE_PLANNER })
+      if (Option.isNone(own)) {
+        const sql = yield* SqlClient.SqlClient
+        return { sql, prepared: (_name, statement) => statement } satisfies EngineSqlShape
+      }
+      const sql = yield* scopedSqlClient(own.value)
+      return {
+        sql,
+        prepared: <A extends object>(name: string, statement: Statement.Statement<A>) => {
+          const [text, params] = statement.compile()
+          return poolQuery<A>(own.value, name, text, params)
+        }
+      } satisfies EngineSqlShape
     }).pipe(Effect.orDie)
   )
 }

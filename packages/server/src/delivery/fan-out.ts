@@ -40,9 +40,8 @@ interface Counts {
  * the items.
  */
 export class FanOut extends Effect.Service<FanOut>()("@platform/server/FanOut", {
-  dependencies: [EngineSql.Default],
   effect: Effect.gen(function*() {
-    const sql = yield* EngineSql
+    const { prepared, sql } = yield* EngineSql
     const wakeup = yield* DeliveryWakeup
 
     const runOnce = Effect.fn("FanOut.runOnce")(function*(batchSize: number = 500) {
@@ -52,7 +51,7 @@ export class FanOut extends Effect.Service<FanOut>()("@platform/server/FanOut", 
       const reserved = direct?.reserve(batchSize) ?? 0
       // The advisory lock is an InitPlan evaluated once: a second fan-out (another
       // process) gets no rows instead of interleaving its batch with ours.
-      const rows = yield* sql<Counts & { readonly id: number | null }>`
+      const rows = yield* prepared("engine_fan_out", sql<Counts & { readonly id: number | null }>`
         with q as (
           select o.event_row from event_outbox o
           where (select pg_try_advisory_xact_lock(${FAN_OUT_LOCK}))
@@ -63,10 +62,13 @@ export class FanOut extends Effect.Service<FanOut>()("@platform/server/FanOut", 
         taken as (
           delete from event_outbox o using q where o.event_row = q.event_row
         ),
+        -- By primary key (= any of an array): one plan serves every batch (engine-sql.ts),
+        -- and a join could hash the whole events table.
         ev as (
           select e.id, e.event_id, e.developer_account_id, e.platform_channel_id, e.event_type,
                  e.conversation_peer, e.envelope
-          from q join events e on e.id = q.event_row
+          from events e
+          where e.id = any(array(select event_row from q))
         ),
         m as (
           select ev.*, s.id as subscription_id, s.buffer_window_seconds is not null as buffered
@@ -140,7 +142,7 @@ export class FanOut extends Effect.Service<FanOut>()("@platform/server/FanOut", 
                            array_agg(peer order by subscription_id, peer) as opened_peers
                     from opened) o
         left join claimed c on true
-        order by c.id`.pipe(
+        order by c.id`).pipe(
         Effect.onExit((exit) => exit._tag === "Failure" && direct !== undefined ? direct.start([], now, reserved) : Effect.void),
         Effect.orDie
       )

@@ -1,8 +1,8 @@
-import type { SqlClient } from "@effect/sql"
 import { MAX_DELIVERY_ATTEMPTS, RETRY_DELAYS_MINUTES } from "@platform/shared"
 import { Clock, Effect } from "effect"
 import type { AutoPause } from "./auto-pause.js"
 import { CLAIMED_COLUMNS, type ClaimedRow, WITH_SUBSCRIPTION } from "./claims.js"
+import type { EngineSqlShape } from "./engine-sql.js"
 import type { PostOutcome } from "./transport.js"
 
 /** Postgres arrays are 1-based: delay before attempt n is `delays[n]`. */
@@ -18,7 +18,7 @@ export interface Settled {
 }
 
 /** The statement that records outcomes (and hands conversations their next turn). */
-export const makeRecord = (sql: SqlClient.SqlClient, autoPause: AutoPause) => {
+export const makeRecord = ({ prepared, sql }: EngineSqlShape, autoPause: AutoPause) => {
   const claimedColumns = sql.literal(CLAIMED_COLUMNS)
   const withSubscription = sql.literal(WITH_SUBSCRIPTION)
 
@@ -48,7 +48,7 @@ export const makeRecord = (sql: SqlClient.SqlClient, autoPause: AutoPause) => {
           gone: answered && o.status === GONE
         }
       })
-      const rows = yield* sql<ClaimedRow & { readonly failing: ReadonlyArray<string> | null; readonly id: number | null }>`
+      const rows = yield* prepared("engine_record", sql<ClaimedRow & { readonly failing: ReadonlyArray<string> | null; readonly id: number | null }>`
         with o as (
           -- synchronous_commit off for THIS statement's transaction only (is_local):
           -- the commit returns before its WAL is flushed. A crash can lose at most the
@@ -145,14 +145,15 @@ export const makeRecord = (sql: SqlClient.SqlClient, autoPause: AutoPause) => {
           set status = 'delivering', delivering_since = ${now}, updated_at = ${now}
           from webhook_subscriptions s
           where w.id = any(array(select id from turn))
-            and w.status = 'pending' and w.next_retry_at <= ${now}
+            -- "is true": by primary key only, as in claims.ts (claimHeads).
+            and (w.status = 'pending') is true and (w.next_retry_at <= ${now}) is true
             and s.id = w.subscription_id and s.is_active and not s.is_paused
           returning ${claimedColumns}
         ),
         next as (${withSubscription})
         select f.failing, n.*
         from (select array_agg(subscription_id) filter (where failures > 0) as failing from agg) f
-        left join next n on true`.pipe(Effect.orDie)
+        left join next n on true`).pipe(Effect.orDie)
       const failing = (rows[0]?.failing ?? []).map(Number)
       if (failing.length > 0) yield* autoPause.evaluate(failing, now)
       return rows.filter((r) => r.id !== null) as ReadonlyArray<ClaimedRow>

@@ -3,6 +3,7 @@ import { Clock, Duration, Effect, Layer, Schedule } from "effect"
 import { AutoPause } from "../delivery/auto-pause.js"
 import { DeliveryBuffer } from "../delivery/buffer.js"
 import { Dispatcher } from "../delivery/dispatcher.js"
+import { EngineSql } from "../delivery/engine-sql.js"
 import { FanOut } from "../delivery/fan-out.js"
 import { InactivitySweep } from "../delivery/inactivity.js"
 import { DeliveryTransport } from "../delivery/transport.js"
@@ -81,6 +82,7 @@ export const DeliveryEngineLive = Layer.mergeAll(
   InactivitySweep.Default
 ).pipe(
   Layer.provideMerge(AutoPause.Default),
+  Layer.provideMerge(EngineSql.Default),
   Layer.provideMerge(DeliveryWakeup.Default),
   Layer.provideMerge(DeliveryTransport.Live),
   Layer.provideMerge(Secrets.Default)

@@ -5,21 +5,33 @@ import { PgPool } from "../../src/db/client.js"
 import { EngineSql } from "../../src/delivery/engine-sql.js"
 import { EngineDatabase } from "../support/delivery.js"
 
-const planner = (sql: SqlClient.SqlClient) =>
-  sql<{ seq: string; bitmap: string; db: string }>`
-    select current_setting('enable_seqscan') as seq, current_setting('enable_bitmapscan') as bitmap,
-           current_database() as db`.pipe(Effect.map((rows) => rows[0]!))
+interface Planner {
+  readonly seq: string
+  readonly bitmap: string
+  readonly cache: string
+  readonly db: string
+  readonly n: number
+}
 
 describe("EngineSql", () => {
-  it.scoped("plans the engine's statements with index scans only, on the application's database (PGlite: its one session)", () =>
+  it.scoped("runs the engine's statements on connections that plan once, with index scans only (PGlite: its one session)", () =>
     Effect.gen(function*() {
-      const shared = yield* planner(yield* SqlClient.SqlClient)
-      const engine = yield* planner(yield* EngineSql)
-      expect(shared).toMatchObject({ seq: "on", bitmap: "on" })
+      const { prepared, sql } = yield* EngineSql
+      const probe = (n: number) =>
+        sql<Planner>`select current_setting('enable_seqscan') as seq, current_setting('enable_bitmapscan') as bitmap,
+                            current_setting('plan_cache_mode') as cache, current_database() as db, ${n}::int as n`
+      const [shared] = yield* (yield* SqlClient.SqlClient)<Planner>`
+        select current_setting('enable_seqscan') as seq, current_setting('enable_bitmapscan') as bitmap,
+               current_setting('plan_cache_mode') as cache, current_database() as db, 0 as n`
+      expect(shared).toMatchObject({ seq: "on", bitmap: "on", cache: "auto" })
+      // One name, planned once per connection, bound with each run's values.
+      const runs = yield* Effect.forEach([1, 2, 3], (n) => prepared("engine_probe", probe(n)))
+      expect(runs.map((rows) => rows[0]!.n)).toEqual([1, 2, 3])
+      const engine = runs[0]![0]!
       if ((yield* PgPool).embedded) {
-        expect(engine).toEqual(shared)
+        expect(engine).toEqual({ ...shared, n: 1 })
         return
       }
-      expect(engine).toEqual({ seq: "off", bitmap: "off", db: shared.db })
+      expect(engine).toEqual({ seq: "off", bitmap: "off", cache: "force_generic_plan", db: shared!.db, n: 1 })
     }).pipe(Effect.provide(EngineSql.Default.pipe(Layer.provideMerge(EngineDatabase), Layer.orDie))))
 })

@@ -4,6 +4,7 @@ import { Effect, Fiber } from "effect"
 import { PgPool } from "../../src/db/client.js"
 import { AutoPause } from "../../src/delivery/auto-pause.js"
 import { type ClaimedRow } from "../../src/delivery/claims.js"
+import { EngineSql } from "../../src/delivery/engine-sql.js"
 import { makeRecord } from "../../src/delivery/record.js"
 import { createAccount, createSubscription, deliveriesOf, TestEngine } from "../support/delivery.js"
 
@@ -30,7 +31,7 @@ const answered = (status: number) => ({ _tag: "Answered" as const, status, snipp
 layer(TestEngine)("recording outcomes", (it) => {
   it.effect("a delivered row's record claims the next row of its conversation under the record's lease", () =>
     Effect.gen(function*() {
-      const record = makeRecord(yield* SqlClient.SqlClient, yield* AutoPause)
+      const record = makeRecord(yield* EngineSql, yield* AutoPause)
       const { first, second, sub } = yield* conversation
       const next = yield* record([{ row: first, outcome: answered(200), claimedAt: lease }], 1, at)
       expect(next.map((r) => r.id)).toEqual([second])
@@ -43,7 +44,7 @@ layer(TestEngine)("recording outcomes", (it) => {
 
   it.effect("a failed row keeps its conversation waiting, and no turn is taken without a slot", () =>
     Effect.gen(function*() {
-      const record = makeRecord(yield* SqlClient.SqlClient, yield* AutoPause)
+      const record = makeRecord(yield* EngineSql, yield* AutoPause)
       const failing = yield* conversation
       expect(yield* record([{ row: failing.first, outcome: answered(503), claimedAt: lease }], 1, at)).toEqual([])
       expect((yield* deliveriesOf(failing.sub.id)).map((r) => r.status)).toEqual(["pending", "pending"])
@@ -57,7 +58,7 @@ layer(TestEngine)("recording outcomes", (it) => {
     Effect.gen(function*() {
       const pool = yield* Effect.serviceOption(PgPool)
       if (pool._tag === "None" || pool.value.embedded) return // one session: no concurrent claimer
-      const record = makeRecord(yield* SqlClient.SqlClient, yield* AutoPause)
+      const record = makeRecord(yield* EngineSql, yield* AutoPause)
       const { first, second, sub } = yield* conversation
       // Another claimer's transaction takes the row first and has not committed yet.
       const claimer = yield* Effect.promise(() => pool.value.pool.connect())

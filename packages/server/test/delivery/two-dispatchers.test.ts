@@ -3,13 +3,14 @@ import { expect, layer } from "@effect/vitest"
 import { Duration, Effect, Layer } from "effect"
 import { AutoPause } from "../../src/delivery/auto-pause.js"
 import { Dispatcher } from "../../src/delivery/dispatcher.js"
+import { EngineSql } from "../../src/delivery/engine-sql.js"
 import { FanOut } from "../../src/delivery/fan-out.js"
 import { createAccount, createSubscription, TestEngine, writeMessageEvent } from "../support/delivery.js"
 import { eventually, startReceiver } from "../support/receiver.js"
 
-/** A second, independent dispatcher (own service instance, own caches) over the same database. */
+/** A second, independent dispatcher (own service instance, caches and connections) over the same database. */
 const secondDispatcher = Effect.gen(function*() {
-  const context = yield* Layer.build(Dispatcher.Default.pipe(Layer.provide(AutoPause.Default)))
+  const context = yield* Layer.build(Dispatcher.Default.pipe(Layer.provide(AutoPause.Default), Layer.provide(EngineSql.Default)))
   return yield* Effect.provide(Dispatcher, context)
 })
 
