@@ -2,7 +2,11 @@ import { NORMALIZED_STUCK_LEASE_SECONDS } from "@platform/shared"
 import { Effect } from "effect"
 import type { EngineSqlShape } from "./engine-sql.js"
 
-/** A delivery row claimed for sending (status delivering) and what sending needs of its subscription. */
+/**
+ * A delivery row claimed for sending (status delivering). Its subscription comes
+ * as a version only (updated_at, in microseconds): what sending needs of it (URL,
+ * headers, keys) is cached per version (requests.ts), read again when it changes.
+ */
 export interface ClaimedRow {
   readonly id: number
   readonly subscription_id: number
@@ -11,20 +15,17 @@ export interface ClaimedRow {
   readonly conversation_peer: string | null
   readonly attempts: number
   readonly envelope: unknown
-  readonly target_url: string
-  readonly custom_headers: Record<string, string> | null
-  readonly secret_encrypted: Uint8Array
-  readonly previous_secret_encrypted: Uint8Array | null
-  readonly previous_secret_expires_at: Date | null
-  readonly sub_version: Date
+  readonly sub_version: number
 }
 
+/** A subscription's version as claims return it: updated_at in microseconds (an int8, no date to parse). */
+export const SUBSCRIPTION_VERSION = "(extract(epoch from s.updated_at) * 1000000)::int8"
+
 // Every claim returns the same row shape: the UPDATE ... RETURNING of the claimed rows
-// (a CTE named `claimed`), joined to their subscriptions.
+// (a CTE named `claimed`), with their subscriptions' versions.
 export const CLAIMED_COLUMNS =
   "w.id, w.subscription_id, w.event_id, w.event_type, w.conversation_peer, w.attempts, w.envelope"
-export const WITH_SUBSCRIPTION = `select c.*, s.target_url, s.custom_headers, s.secret_encrypted,
-         s.previous_secret_encrypted, s.previous_secret_expires_at, s.updated_at as sub_version
+export const WITH_SUBSCRIPTION = `select c.*, ${SUBSCRIPTION_VERSION} as sub_version
   from claimed c join webhook_subscriptions s on s.id = c.subscription_id
   order by c.id`
 

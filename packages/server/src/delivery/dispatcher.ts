@@ -1,4 +1,4 @@
-import { Clock, Effect } from "effect"
+import { Clock, Effect, Exit } from "effect"
 import { Secrets } from "../crypto/secrets.js"
 import { AutoPause } from "./auto-pause.js"
 import { type ClaimedRow, makeClaims } from "./claims.js"
@@ -34,12 +34,15 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("@platform/server/D
     const transport = yield* DeliveryTransport
     const claims = makeClaims(engine)
     const record = makeRecord(engine, yield* AutoPause)
-    const requests = makeRequests(yield* Secrets)
+    const requests = makeRequests(engine.sql, yield* Secrets)
 
     const send = (row: ClaimedRow, nowMs: number) =>
       Effect.gen(function*() {
-        const { body, headers } = requests.request(row, yield* requests.keysFor(row, nowMs), nowMs)
-        return yield* transport.post(row.target_url, headers, body)
+        const keys = yield* Effect.exit(requests.keysFor(row, nowMs))
+        // Its subscription deleted since the claim (and the row with it): nothing to send or record.
+        if (Exit.isFailure(keys)) return { _tag: "NoAnswer", reason: "subscription deleted", latencyMs: 0 } as const
+        const { body, headers } = requests.request(row, keys.value, nowMs)
+        return yield* transport.post(keys.value.url, headers, body)
       })
 
     const deliver = (rows: ReadonlyArray<ClaimedRow>, claimedAt: Date) =>

@@ -1,6 +1,6 @@
 import { CATCH_ALL_EXCLUDED_EVENT_TYPES } from "@platform/shared"
 import { Clock, Duration, Effect } from "effect"
-import type { ClaimedRow } from "./claims.js"
+import { type ClaimedRow, SUBSCRIPTION_VERSION } from "./claims.js"
 import { EngineSql } from "./engine-sql.js"
 import { DeliveryWakeup } from "./wakeup.js"
 
@@ -107,8 +107,7 @@ export class FanOut extends Effect.Service<FanOut>()("@platform/server/FanOut", 
         ),
         claimed as (
           select i.id, i.subscription_id, i.event_id, i.event_type, i.conversation_peer, i.attempts, i.envelope,
-                 s.target_url, s.custom_headers, s.secret_encrypted, s.previous_secret_encrypted,
-                 s.previous_secret_expires_at, s.updated_at as sub_version
+                 ${sql.literal(SUBSCRIPTION_VERSION)} as sub_version
           from ins i join webhook_subscriptions s on s.id = i.subscription_id
           where i.status = 'delivering'
         ),

@@ -103,7 +103,7 @@ export const runPump = (parts: PumpParts, options: PumpOptions = {}) =>
       const { body, headers } = request(row, entry, claimedAt.getTime())
       const controller = new AbortController()
       running.add(controller)
-      void transport.send(row.target_url, headers, body, controller).then((outcome) => {
+      void transport.send(entry.url, headers, body, controller).then((outcome) => {
         running.delete(controller)
         if (!controller.signal.aborted) Queue.unsafeOffer(settled, { row, outcome, claimedAt })
         release(1)
