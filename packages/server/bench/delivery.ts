@@ -20,10 +20,10 @@
  * BENCH_E_SAFEFETCH=1 (also E0: safeFetch from Effect fibers, how E was measured before).
  */
 import { SqlClient } from "@effect/sql"
-import { API_VERSION } from "@platform/shared"
 import { Duration, Effect, Layer } from "effect"
 import { spawn } from "node:child_process"
 import { readFile, writeFile } from "node:fs/promises"
+import { createInterface } from "node:readline"
 import { Agent, get as httpGet } from "node:http"
 import { Session } from "node:inspector/promises"
 import { dirname, join } from "node:path"
@@ -35,7 +35,6 @@ import { migrate, parseDatabaseUrl, pgLayer } from "../src/db/client.js"
 import { closeSafeHttpPools, safeFetch } from "../src/delivery/safe-http.js"
 import { newSubscriptionSecret } from "../src/delivery/signer.js"
 import { DeliveryTransport } from "../src/delivery/transport.js"
-import { DeliveryWakeup } from "../src/delivery/wakeup.js"
 import { newEventId } from "../src/domain/events.js"
 import { DeliveryEngineLive, deliveryWorkers } from "../src/workers/delivery-workers.js"
 import { query } from "./support.js"
@@ -67,6 +66,42 @@ const startReceiver = () =>
       const port = Number(chunk.toString().trim())
       resolve({ url: `http://127.0.0.1:${port}`, pid: child.pid ?? 0, stop: () => child.kill() })
     })
+  })
+
+interface WriterReply {
+  readonly committedAt: number
+  readonly ids: ReadonlyArray<string> | null
+}
+
+/** The event writer process (event-writer.ts) over the scratch database; `write` runs one command. */
+const startWriter = (database: string, account: number, channel: number) =>
+  new Promise<{
+    pid: number
+    write: (command: { n: number; offset: number; conversations: number | null; ids: boolean }) => Promise<WriterReply>
+    stop: () => void
+  }>((resolve, reject) => {
+    const url = new URL(databaseUrl)
+    url.pathname = `/${database}`
+    const child = spawn(
+      process.execPath,
+      ["--import", "tsx", join(here, "event-writer.ts"), url.href, String(account), String(channel)],
+      { stdio: ["pipe", "pipe", "inherit"] }
+    )
+    child.once("error", reject)
+    const waiting: Array<(line: string) => void> = []
+    const lines = createInterface({ input: child.stdout })
+    lines.on("line", (line) => waiting.shift()?.(line))
+    waiting.push(() =>
+      resolve({
+        pid: child.pid ?? 0,
+        write: (command) =>
+          new Promise((done) => {
+            waiting.push((line) => done(JSON.parse(line) as WriterReply))
+            child.stdin.write(`${JSON.stringify(command)}\n`)
+          }),
+        stop: () => child.kill()
+      })
+    )
   })
 
 const inspector = new Session()
@@ -120,7 +155,6 @@ const fmt = (n: number) => Math.round(n).toLocaleString("en-US")
 const main = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const secrets = yield* Secrets
-  const wakeup = yield* DeliveryWakeup
   const receiver = yield* Effect.acquireRelease(Effect.promise(startReceiver), (r) => Effect.sync(r.stop))
   const receipts = Effect.promise(async () =>
     (await (await fetch(`${receiver.url}/receipts`)).json()) as Array<[string, number]>
@@ -179,42 +213,15 @@ const main = Effect.gen(function*() {
   yield* sql`insert into webhook_subscriptions (developer_account_id, target_url, secret_encrypted)
     values (${account!.id}, ${`${receiver.url}/hook`}, ${secrets.encrypt(newSubscriptionSecret())})`
 
-  const insertEvents = (n: number, peerOf: (i: number) => string | null) =>
-    Effect.gen(function*() {
-      const ids: Array<string> = []
-      const rows: Array<{ id: string; peer: string | null; env: object }> = []
-      const occurred = new Date().toISOString()
-      for (let i = 0; i < n; i++) {
-        const id = newEventId()
-        const peer = peerOf(i)
-        ids.push(id)
-        rows.push({
-          id,
-          peer,
-          env: {
-            id,
-            event: "message.sent",
-            developer_account_id: account!.id,
-            platform_channel_id: channel!.id,
-            occurred_at: occurred,
-            api_version: API_VERSION,
-            data: {
-              message_id: i, conversation_id: 1, peer_id: peer ?? "p", direction: "outbound", source: "api", type: "text",
-              text: "Olá, bench ✓", has_media: false, media_id: null, status: "sent", meta_message_id: `wamid.${i}`
-            }
-          }
-        })
-      }
-      // The load generator shares this process with the engine: one JSON document per
-      // batch (JSON.stringify is native) costs it far less than text[] parameters, which
-      // pg escapes element by element.
-      yield* sql`insert into events (event_id, developer_account_id, platform_channel_id, event_type, conversation_peer, envelope)
-        select id, ${account!.id}, ${channel!.id}, 'message.sent', peer, env
-        from json_to_recordset(${JSON.stringify(rows)}::json) as u(id text, peer text, env jsonb)`
-      const committedAt = Date.now()
-      yield* wakeup.eventsWritten
-      return { ids, committedAt }
-    })
+  // Events are written by a process of their own (event-writer.ts), as API processes write
+  // them in production: this one runs the engine only.
+  const [{ db }] = (yield* sql<{ db: string }>`select current_database() as db`) as unknown as [{ db: string }]
+  const writer = yield* Effect.acquireRelease(
+    Effect.promise(() => startWriter(db, account!.id, channel!.id)),
+    (w) => Effect.sync(w.stop)
+  )
+  const insertEvents = (n: number, offset: number, conversations: number | null, ids = false) =>
+    Effect.promise(() => writer.write({ n, offset, conversations, ids }))
 
   const delivered = sql<{ n: number }>`select count(*)::int as n from webhook_deliveries where status = 'delivered'`.pipe(
     Effect.map(([r]) => r!.n)
@@ -249,11 +256,11 @@ const main = Effect.gen(function*() {
       return done
     })
 
-  const throughput = (peerOf: (i: number) => string | null) =>
+  const throughput = (conversations: number | null) =>
     Effect.gen(function*() {
       const before = yield* delivered
       const started = Date.now()
-      for (let i = 0; i < EVENTS; i += 500) yield* insertEvents(Math.min(500, EVENTS - i), (k) => peerOf(i + k))
+      for (let i = 0; i < EVENTS; i += 500) yield* insertEvents(Math.min(500, EVENTS - i), i, conversations)
       const done = yield* settle(before, EVENTS)
       const rate = EVENTS / ((done - started) / 1000)
       yield* receipts
@@ -270,7 +277,13 @@ const main = Effect.gen(function*() {
     Effect.promise(async () => {
       const postgres: Record<number, number> = {}
       for (const pid of pids) postgres[pid] = await cpuOf(pid)
-      return { bench: await cpuOf(process.pid), receiver: await cpuOf(receiver.pid), postgres, machine: await machineCpu() }
+      return {
+        bench: await cpuOf(process.pid),
+        writer: await cpuOf(writer.pid),
+        receiver: await cpuOf(receiver.pid),
+        postgres,
+        machine: await machineCpu()
+      }
     })
   /** A throughput run with the diagnostics asked for in the environment. */
   const diagnosed = <E>(name: string, run: Effect.Effect<number, E>) =>
@@ -293,7 +306,8 @@ const main = Effect.gen(function*() {
           if (used > 0) postgres += used - (before.postgres[Number(pid)] ?? 0) // 0: gone meanwhile
         }
         console.log(`CPU per event during ${name}:`, {
-          bench: perEvent(after.bench - before.bench),
+          engine: perEvent(after.bench - before.bench),
+          writer: perEvent(after.writer - before.writer),
           receiver: perEvent(after.receiver - before.receiver),
           postgres: perEvent(postgres),
           machine: perEvent(after.machine - before.machine)
@@ -317,13 +331,13 @@ const main = Effect.gen(function*() {
   // over 1,000 conversations) are measured in ROUNDS back-to-back rounds, and each ratio
   // is the median of the rounds' own ratios: the speed of a shared machine drifts over
   // minutes, and a ratio of figures measured a minute apart would measure the drift.
-  yield* throughput(() => null) // warm-up
+  yield* throughput(null) // warm-up
   const rounds: Array<{ readonly E: number; readonly D: number; readonly O: number }> = []
   for (let round = 1; round <= ROUNDS; round++) {
     const suffix = ROUNDS > 1 ? `${round}` : ""
     const E = yield* measureE(5000)
-    const D = yield* diagnosed(`D${suffix}`, throughput(() => null))
-    const O = yield* diagnosed(`O${suffix}`, throughput((i) => `conv-${i % CONVERSATIONS}`))
+    const D = yield* diagnosed(`D${suffix}`, throughput(null))
+    const O = yield* diagnosed(`O${suffix}`, throughput(CONVERSATIONS))
     rounds.push({ E, D, O })
   }
   const median = (values: ReadonlyArray<number>) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
@@ -346,8 +360,8 @@ const main = Effect.gen(function*() {
     const n = Math.floor(carry)
     carry -= n
     if (n > 0) {
-      const { ids, committedAt } = yield* insertEvents(n, () => null)
-      for (const id of ids) committed.set(id, committedAt)
+      const { ids, committedAt } = yield* insertEvents(n, sent, null, true)
+      for (const id of ids!) committed.set(id, committedAt)
       sent += n
     }
     const wait = start + (t + 1) * 10 - Date.now()
