@@ -66,9 +66,28 @@ export const poolQuery = <A extends object>(
   values: ReadonlyArray<unknown>
 ): Effect.Effect<ReadonlyArray<A>, SqlError.SqlError> =>
   Effect.async<ReadonlyArray<A>, SqlError.SqlError>((resume) => {
-    db.pool.query(queryConfig(db, name, text, values), (err: Error | undefined, result: pg.QueryResult | undefined) =>
-      resume(err ? failedWith(err) : Effect.succeed((result?.rows ?? []) as Array<A>)))
+    const run = (retried: boolean) =>
+      db.pool.connect((connectError, client, release) => {
+        if (connectError || client === undefined) return resume(failedWith(connectError ?? new Error("no connection")))
+        client.query(queryConfig(db, name, text, values), (err: Error | undefined, result: pg.QueryResult | undefined) => {
+          if (err && isStalePlan(err)) {
+            // Its prepared statements went with it: the next connection prepares them afresh.
+            release(err)
+            return retried ? resume(failedWith(err)) : run(true)
+          }
+          release()
+          resume(err ? failedWith(err) : Effect.succeed((result?.rows ?? []) as Array<A>))
+        })
+      })
+    run(false)
   })
+
+/**
+ * A named statement prepared before a migration changed the columns it returns:
+ * Postgres refuses to run it again ("cached plan must not change result type")
+ * for the life of the connection, so the connection is dropped.
+ */
+const isStalePlan = (err: Error) => (err as { code?: unknown }).code === "0A000"
 
 /**
  * One connection of the pool kept for a single sequential caller (the inbound
@@ -101,8 +120,9 @@ export const dedicatedSession = (db: PgPool["Type"]) => {
     Effect.async<ReadonlyArray<A>, SqlError.SqlError>((resume) => {
       withClient((c) => {
         c.query(queryConfig(db, name, text, values), (err: Error | undefined, result: pg.QueryResult | undefined) => {
-          // A statement error (SQLSTATE) leaves the session usable; anything else ends it.
-          if (err && (err as { code?: unknown }).code === undefined) drop(err)
+          // A statement error (SQLSTATE) leaves the session usable; anything else ends it,
+          // and so does a prepared statement a migration made stale (see poolQuery).
+          if (err && ((err as { code?: unknown }).code === undefined || isStalePlan(err))) drop(err)
           resume(err ? failedWith(err) : Effect.succeed((result?.rows ?? []) as Array<A>))
         })
       }, (err) => resume(failedWith(err)))
