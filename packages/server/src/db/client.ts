@@ -160,12 +160,6 @@ export const scopedPool = (
       endPool
     ).pipe(Effect.map((pool) => Option.some({ ...db, pool })))
 
-/** A SqlClient (with the product's type parsers) over a pool of `scopedPool`. */
-export const scopedSqlClient = (db: PgPool["Type"]): Effect.Effect<SqlClient.SqlClient, SqlError.SqlError, Scope.Scope> =>
-  Layer.build(PgClient.layerFromPool({ acquire: Effect.succeed(db.pool), types: types as never })).pipe(
-    Effect.map((context) => Context.get(context, SqlClient.SqlClient))
-  )
-
 /**
  * A PgClient layer for one connection target, with the product's type parsers,
  * built over a pool this layer owns (also provided as `PgPool`).

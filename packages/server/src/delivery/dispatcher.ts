@@ -5,7 +5,7 @@ import { type ClaimedRow, makeClaims } from "./claims.js"
 import { EngineSql } from "./engine-sql.js"
 import { type PumpOptions, runPump } from "./pump.js"
 import { makeRecord } from "./record.js"
-import { makeRequests } from "./requests.js"
+import { type CachedKeys, makeRequests } from "./requests.js"
 import { DeliveryTransport } from "./transport.js"
 import { DeliveryWakeup } from "./wakeup.js"
 
@@ -36,20 +36,21 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("@platform/server/D
     const record = makeRecord(engine, yield* AutoPause)
     const requests = makeRequests(engine.sql, yield* Secrets)
 
-    const send = (row: ClaimedRow, nowMs: number) =>
-      Effect.gen(function*() {
-        const keys = yield* Effect.exit(requests.keysFor(row, nowMs))
-        // Its subscription deleted since the claim (and the row with it): nothing to send or record.
-        if (Exit.isFailure(keys)) return { _tag: "NoAnswer", reason: "subscription deleted", latencyMs: 0 } as const
-        const { body, headers } = requests.request(row, keys.value, nowMs)
-        return yield* transport.post(keys.value.url, headers, body)
-      })
+    const send = (row: ClaimedRow, keys: Exit.Exit<CachedKeys>, nowMs: number) => {
+      // Deleted since the claim (its rows with it: the record finds none), or its secret unreadable.
+      if (Exit.isFailure(keys)) return Effect.succeed({ _tag: "NoAnswer", reason: "subscription unavailable", latencyMs: 0 } as const)
+      const { body, headers } = requests.request(row, keys.value, nowMs)
+      return transport.post(keys.value.url, headers, body)
+    }
 
     const deliver = (rows: ReadonlyArray<ClaimedRow>, claimedAt: Date) =>
       Effect.gen(function*() {
         if (rows.length === 0) return { claimed: 0, delivered: 0, failed: 0 }
         const nowMs = claimedAt.getTime()
-        const outcomes = yield* Effect.forEach(rows, (row) => send(row, nowMs), { concurrency: "unbounded" })
+        // Keys one row after the other (a subscription is read once, as in the pump), then
+        // every POST at once, started in the rows' order.
+        const keys = yield* Effect.forEach(rows, (row) => Effect.exit(requests.keysFor(row, nowMs)))
+        const outcomes = yield* Effect.forEach(rows, (row, i) => send(row, keys[i]!, nowMs), { concurrency: "unbounded" })
         yield* record(rows.map((row, i) => ({ row, outcome: outcomes[i]!, claimedAt })))
         const delivered = outcomes.filter((o) => o._tag === "Answered" && o.status >= 200 && o.status < 300).length
         return { claimed: rows.length, delivered, failed: rows.length - delivered }

@@ -1,6 +1,6 @@
 import { SqlClient, type SqlError, type Statement } from "@effect/sql"
 import { Context, Effect, Layer, Option } from "effect"
-import { PgPool, poolQuery, scopedPool, scopedSqlClient } from "../db/client.js"
+import { PgPool, poolQuery, scopedPool } from "../db/client.js"
 
 /**
  * Index scans only, and plans made once per connection.
@@ -21,7 +21,7 @@ const ENGINE_PLANNER = { enable_seqscan: "off", enable_bitmapscan: "off", plan_c
 const ENGINE_CONNECTIONS = 6
 
 export interface EngineSqlShape {
-  /** Builds the statements (and runs the ones that are not `prepared`). */
+  /** The application's client: builds the statements, and runs the few that are not `prepared`. */
   readonly sql: SqlClient.SqlClient
   /** Runs `statement` as the named prepared statement `name` on the engine's connections (embedded: as it is). */
   readonly prepared: <A extends object>(
@@ -33,26 +33,24 @@ export interface EngineSqlShape {
 /**
  * The database of the delivery engine's statements (fan-out, claims, record): its
  * own connections that plan with ENGINE_PLANNER, beside the application's. On
- * embedded PGlite (one session for every client) it is the application's client.
+ * embedded PGlite (one session for every client) statements run on the application's client.
  */
 export class EngineSql extends Context.Tag("@platform/server/EngineSql")<EngineSql, EngineSqlShape>() {
   static readonly Default = Layer.scoped(
     EngineSql,
     Effect.gen(function*() {
-      const db = yield* PgPool
-      const own = yield* scopedPool(db, { max: ENGINE_CONNECTIONS, settings: ENGINE_PLANNER })
-      if (Option.isNone(own)) {
-        const sql = yield* SqlClient.SqlClient
-        return { sql, prepared: (_name, statement) => statement } satisfies EngineSqlShape
-      }
-      const sql = yield* scopedSqlClient(own.value)
+      const sql = yield* SqlClient.SqlClient
+      const own = yield* scopedPool(yield* PgPool, { max: ENGINE_CONNECTIONS, settings: ENGINE_PLANNER })
       return {
         sql,
-        prepared: <A extends object>(name: string, statement: Statement.Statement<A>) => {
-          const [text, params] = statement.compile()
-          return poolQuery<A>(own.value, name, text, params)
-        }
+        prepared: Option.match(own, {
+          onNone: () => <A extends object>(_name: string, statement: Statement.Statement<A>) => statement,
+          onSome: (db) => <A extends object>(name: string, statement: Statement.Statement<A>) => {
+            const [text, params] = statement.compile()
+            return poolQuery<A>(db, name, text, params)
+          }
+        })
       } satisfies EngineSqlShape
-    }).pipe(Effect.orDie)
+    })
   )
 }
