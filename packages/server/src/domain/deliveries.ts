@@ -154,7 +154,7 @@ export class Deliveries extends Effect.Service<Deliveries>()("@platform/server/D
         returning *`.pipe(Effect.orDie)
       if (row === undefined) return yield* new NotFound()
       yield* wakeup.deliveriesWritten
-      return deliveryToWire(row!, false)
+      return deliveryToWire(row, false)
     })
 
     return { list, get, redeliver } as const

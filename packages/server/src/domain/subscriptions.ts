@@ -300,7 +300,7 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@platform/se
         returning *`.pipe(Effect.orDie)
       if (row === undefined) return yield* new NotFound()
       yield* wakeup.deliveriesWritten
-      return deliveryToWire(row!, false)
+      return deliveryToWire(row, false)
     })
 
     return { create, list, get, update, delete: remove, resume, rotateSecret, test } as const
