@@ -14,7 +14,7 @@
  * the median of the rounds' own ratios (every round is printed).
  * Env: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test; a scratch database is
  * created beside it and dropped), BENCH_EVENTS (20000), BENCH_SECONDS (10, latency phase);
- * diagnostics: BENCH_STAGES=1 (latency by stage), BENCH_SQL_STATS=1 (pg_stat_statements of the
+ * diagnostics: BENCH_STAGES=1 (latency by stage; CPU per event by process and WAL bytes per event), BENCH_SQL_STATS=1 (pg_stat_statements of the
  * D and O runs), BENCH_CPU_PROFILE=<file> and BENCH_HEAP_PROFILE=<file> (this process's CPU
  * and allocation profiles of the D and O runs: <file>.D.cpuprofile, <file>.O.heapprofile, ...),
  * BENCH_E_SAFEFETCH=1 (also E0: safeFetch from Effect fibers, how E was measured before).
@@ -293,10 +293,15 @@ const main = Effect.gen(function*() {
       if (profile) yield* Effect.promise(() => startProfile())
       const heapProfile = process.env.BENCH_HEAP_PROFILE?.replace(/(\.heapprofile)?$/, `.${name}.heapprofile`)
       if (heapProfile) yield* Effect.promise(startHeapProfile)
+      // WAL written meanwhile (the whole server's: a quiet machine's is the run's), a figure the
+      // machine's speed does not move.
+      const walNow = sql<{ lsn: string }>`select pg_current_wal_lsn()::text as lsn`.pipe(Effect.map(([r]) => r!.lsn))
+      const walBefore = yield* walNow
       const pidsBefore = yield* backends
       const before = yield* cpuNow(pidsBefore)
       const rate = yield* run
       const after = yield* cpuNow([...new Set([...pidsBefore, ...(yield* backends)])])
+      const walAfter = yield* walNow
       if (profile) yield* Effect.promise(() => stopProfile(profile))
       if (heapProfile) yield* Effect.promise(() => stopHeapProfile(heapProfile))
       if (process.env.BENCH_STAGES) {
@@ -305,12 +310,16 @@ const main = Effect.gen(function*() {
         for (const [pid, used] of Object.entries(after.postgres)) {
           if (used > 0) postgres += used - (before.postgres[Number(pid)] ?? 0) // 0: gone meanwhile
         }
+        const [wal] = yield* sql<{ bytes: string }>`
+          select pg_wal_lsn_diff(${walAfter}::pg_lsn, ${walBefore}::pg_lsn)::text as bytes`
+        const walBytes = Number(wal!.bytes)
         console.log(`CPU per event during ${name}:`, {
           engine: perEvent(after.bench - before.bench),
           writer: perEvent(after.writer - before.writer),
           receiver: perEvent(after.receiver - before.receiver),
           postgres: perEvent(postgres),
-          machine: perEvent(after.machine - before.machine)
+          machine: perEvent(after.machine - before.machine),
+          wal: `${Math.round(walBytes / EVENTS)} bytes`
         })
       }
       if (process.env.BENCH_SQL_STATS) {
