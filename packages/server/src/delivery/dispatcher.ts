@@ -49,7 +49,12 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("@platform/server/D
         const nowMs = claimedAt.getTime()
         // Keys one row after the other (a subscription is read once, as in the pump), then
         // every POST at once, started in the rows' order.
-        const keys = yield* Effect.forEach(rows, (row) => Effect.exit(requests.keysFor(row, nowMs)))
+        const keys = yield* Effect.forEach(rows, (row) =>
+          Effect.exit(requests.keysFor(row, nowMs)).pipe(
+            Effect.tap((keys) =>
+              Exit.isFailure(keys) ? Effect.logError(`delivery ${row.id}: its subscription is unavailable`, keys.cause) : Effect.void
+            )
+          ))
         const outcomes = yield* Effect.forEach(rows, (row, i) => send(row, keys[i]!, nowMs), { concurrency: "unbounded" })
         yield* record(rows.map((row, i) => ({ row, outcome: outcomes[i]!, claimedAt })))
         const delivered = outcomes.filter((o) => o._tag === "Answered" && o.status >= 200 && o.status < 300).length

@@ -11,7 +11,7 @@ import {
   type ValidationIssue,
   ValidationFailed
 } from "@platform/shared"
-import { Effect, Option } from "effect"
+import { Effect } from "effect"
 import { eventsCommitted } from "../delivery/wakeup.js"
 import type { UpstreamFailure, UpstreamRequestInvalid } from "../upstream/errors.js"
 import { toSendErrorBody } from "../upstream/errors.js"

@@ -174,11 +174,6 @@ const socialMessageContent = (event: MessagingEvent, raw: unknown) => {
   return { type, body: message.text ?? null, payload }
 }
 
-const timestampMs = (ts: unknown): number | null => {
-  const n = typeof ts === "number" ? ts : typeof ts === "string" ? Number(ts) : NaN
-  return Number.isFinite(n) ? n : null
-}
-
 interface Selection {
   readonly entries: Map<number, Set<number> | "all">
   other: boolean

@@ -108,7 +108,6 @@ const InboundPostRoute = Layer.scopedDiscard(Effect.gen(function*() {
 export const InboundRoutes = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
     const config = yield* AppConfig
-    const inbound = yield* Inbound
 
     yield* router.get(
       PATH,

@@ -8,7 +8,7 @@ import { AppConfig } from "../../src/config.js"
 import type { ChannelCredentials } from "../../src/upstream/credentials.js"
 import { toSendErrorBody, type UpstreamFailure, type UpstreamRequestInvalid } from "../../src/upstream/errors.js"
 import { Upstream } from "../../src/upstream/upstream.js"
-import { GRAPH, VERSION } from "../fixtures/meta/index.js"
+import { GRAPH } from "../fixtures/meta/index.js"
 
 const TOKEN = "EAAGrecognisableSecretToken4242XYZ"
 const CODE = "recognisable-signup-code-777"
