@@ -24,6 +24,14 @@ const survive = <A, E, R>(name: string, effect: Effect.Effect<A, E, R>) =>
   effect.pipe(Effect.catchAllCause((cause) => Effect.logError(`${name} failed; retrying`, cause)))
 
 /**
+ * How long fan-out waits after its n-th failure in a row: 250 ms, doubling up to
+ * 10 s. A database that is down (or a pool closed under it) is retried, not
+ * hammered by a loop that never waits.
+ */
+export const fanOutRetryDelay = (failures: number): Duration.Duration =>
+  Duration.millis(Math.min(10_000, 250 * 2 ** Math.max(0, failures - 1)))
+
+/**
  * The delivery workers, each a scoped fiber: fan-out, the dispatch pipeline
  * (`Dispatcher.pump`: one claimer, up to `maxInFlight` POSTs, two recorders), the lease reclaimer, the buffer assembler and the inactivity sweep.
  * Loops wake on pulses (this process) and LISTEN (other processes) and fall
@@ -41,9 +49,16 @@ export const deliveryWorkers = (options: DeliveryWorkerOptions = {}) =>
     const fanOutSweep = options.fanOutSweep ?? Duration.millis(250)
     const dispatchSweep = options.dispatchSweep ?? Duration.seconds(1)
 
+    let failures = 0
     yield* Effect.forkScoped(Effect.forever(Effect.gen(function*() {
       const pulse = wakeup.events.current
       const n = yield* survive("fan-out", fanOut.drain(fanOutBatch))
+      if (n === undefined) {
+        failures++
+        yield* Effect.sleep(fanOutRetryDelay(failures))
+        return
+      }
+      failures = 0
       if (n === 0) yield* awaitPulse(pulse, fanOutSweep)
     })))
 

@@ -1,12 +1,13 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { Duration, Effect } from "effect"
+import { Chunk, Duration, Effect, TestClock } from "effect"
 import type { ClaimedRow } from "../../src/delivery/claims.js"
 import { FanOut } from "../../src/delivery/fan-out.js"
 import { type DirectDispatch, DeliveryWakeup } from "../../src/delivery/wakeup.js"
 import { Events } from "../../src/domain/events.js"
-import { deliveryWorkers } from "../../src/workers/delivery-workers.js"
+import { deliveryWorkers, fanOutRetryDelay } from "../../src/workers/delivery-workers.js"
 import { createAccount, createSubscription, deliveriesOf, TestEngine, writeMessageEvent } from "../support/delivery.js"
+import { captureLogs } from "../support/log-capture.js"
 import { eventually, type Received, startReceiver } from "../support/receiver.js"
 
 /** A message event without a conversation to wait for (delivered independently). */
@@ -273,4 +274,51 @@ layer(TestEngine, { excludeTestServices: true })("the dispatch pipeline", (it) =
                (select count(*) from delivery_attempts where subscription_id = ${sub.id})::int as attempts`
       expect(left).toEqual({ deliveries: 0, attempts: 0 })
     }), { timeout: 30_000 })
+})
+
+layer(TestEngine)("fan-out failures", (it) => {
+  it.scoped("a failing fan-out waits 250 ms, then twice as long after each further failure, and goes on once the database answers", () =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const { accountId, channelId } = yield* createAccount()
+      const sub = yield* createSubscription({ accountId, url: "http://127.0.0.1:9/hook" })
+      // Every fan-out statement fails while this trigger is there.
+      yield* sql`create function outbox_refuses() returns trigger language plpgsql as $$
+        begin raise exception 'outbox unavailable'; end $$`
+      yield* sql`create trigger outbox_refuses before delete on event_outbox
+        for each statement execute function outbox_refuses()`
+      const logs = captureLogs()
+      yield* deliveryWorkers({ fanOutSweep: Duration.minutes(5), dispatchSweep: Duration.minutes(5) }).pipe(
+        Effect.provide(logs.layer)
+      )
+      const failures = () => logs.lines.filter((l) => l.message === "fan-out failed; retrying").length
+      /** Waits until fan-out has failed `n` times and sleeps `ms` before its next pass. */
+      const failedAndWaiting = (n: number, ms: number) =>
+        eventually(Effect.gen(function*() {
+          const now = yield* TestClock.currentTimeMillis
+          const sleeps = Chunk.toReadonlyArray(yield* TestClock.sleeps())
+          return failures() >= n && sleeps.includes(now + ms) ? true : undefined
+        }))
+
+      yield* writeUnorderedEvent(accountId, channelId, "held back")
+      yield* (yield* DeliveryWakeup).eventsWritten
+      yield* failedAndWaiting(1, 250)
+      expect(failures()).toBe(1)
+      yield* TestClock.adjust(Duration.millis(250))
+      yield* failedAndWaiting(2, 500)
+      expect(failures()).toBe(2)
+      expect(yield* deliveriesOf(sub.id)).toHaveLength(0)
+
+      yield* sql`drop trigger outbox_refuses on event_outbox`
+      yield* TestClock.adjust(Duration.millis(500))
+      const rows = yield* eventually(Effect.map(deliveriesOf(sub.id), (rows) => rows.length === 1 ? rows : undefined))
+      expect(rows[0]!.envelope.data.text).toBe("held back")
+      expect(failures()).toBe(2)
+    }))
+
+  it.effect("the wait doubles from 250 ms up to 10 s", () =>
+    Effect.sync(() =>
+      expect([1, 2, 3, 4, 5, 6, 7, 20].map((n) => Duration.toMillis(fanOutRetryDelay(n))))
+        .toEqual([250, 500, 1000, 2000, 4000, 8000, 10_000, 10_000])
+    ))
 })
