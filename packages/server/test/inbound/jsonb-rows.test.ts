@@ -20,4 +20,19 @@ describe("newEventId", () => {
     for (const id of ids) expect(id).toMatch(/^evt_[0-9a-f]{32}$/)
     expect(new Set(ids).size).toBe(ids.length)
   })
+
+  it("starts with its creation time in milliseconds (12 hex), so ids of later milliseconds sort after", () => {
+    const before = Date.now()
+    const first = newEventId()
+    const after = Date.now()
+    const ms = parseInt(first.slice(4, 16), 16)
+    expect(ms).toBeGreaterThanOrEqual(before)
+    expect(ms).toBeLessThanOrEqual(after)
+    while (Date.now() <= ms) {
+      // the next millisecond
+    }
+    const second = newEventId()
+    expect(parseInt(second.slice(4, 16), 16)).toBeGreaterThan(ms)
+    expect([second, first].sort()).toEqual([first, second])
+  })
 })
