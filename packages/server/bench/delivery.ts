@@ -429,10 +429,11 @@ const program = Effect.gen(function*() {
     Layer.provideMerge(Database),
     Layer.provideMerge(AppConfig.layerWith({ LOG_LEVEL: "warning" }))
   )
+  // The workers' scope closes before the engine's layer: its pools outlive every worker.
   yield* Effect.gen(function*() {
     yield* deliveryWorkers({ dispatchBatch: 100 })
     yield* main
-  }).pipe(Effect.provide(Engine))
+  }).pipe(Effect.scoped, Effect.provide(Engine))
 }).pipe(Effect.scoped, Effect.ensuring(Effect.promise(closeSafeHttpPools)))
 
 Effect.runPromise(program).then(
