@@ -24,12 +24,13 @@ const survive = <A, E, R>(name: string, effect: Effect.Effect<A, E, R>) =>
   effect.pipe(Effect.catchAllCause((cause) => Effect.logError(`${name} failed; retrying`, cause)))
 
 /**
- * How long fan-out waits after its n-th failure in a row: 250 ms, doubling up to
- * 10 s. A database that is down (or a pool closed under it) is retried, not
- * hammered by a loop that never waits.
+ * Fan-out's waits after failures in a row: 250 ms, doubling up to 10 s. A
+ * database that is down (or a pool closed under it) is retried, not hammered by
+ * a loop that never waits.
  */
-export const fanOutRetryDelay = (failures: number): Duration.Duration =>
-  Duration.millis(Math.min(10_000, 250 * 2 ** Math.max(0, failures - 1)))
+export const FAN_OUT_RETRY = Schedule.exponential(Duration.millis(250)).pipe(
+  Schedule.modifyDelay((_, delay) => Duration.min(delay, Duration.seconds(10)))
+)
 
 /**
  * The delivery workers, each a scoped fiber: fan-out, the dispatch pipeline
@@ -49,16 +50,13 @@ export const deliveryWorkers = (options: DeliveryWorkerOptions = {}) =>
     const fanOutSweep = options.fanOutSweep ?? Duration.millis(250)
     const dispatchSweep = options.dispatchSweep ?? Duration.seconds(1)
 
-    let failures = 0
     yield* Effect.forkScoped(Effect.forever(Effect.gen(function*() {
       const pulse = wakeup.events.current
-      const n = yield* survive("fan-out", fanOut.drain(fanOutBatch))
-      if (n === undefined) {
-        failures++
-        yield* Effect.sleep(fanOutRetryDelay(failures))
-        return
-      }
-      failures = 0
+      const n = yield* fanOut.drain(fanOutBatch).pipe(
+        Effect.sandbox,
+        Effect.tapError((cause) => Effect.logError("fan-out failed; retrying", cause)),
+        Effect.retry(FAN_OUT_RETRY)
+      )
       if (n === 0) yield* awaitPulse(pulse, fanOutSweep)
     })))
 
