@@ -2,12 +2,16 @@ import { SqlClient } from "@effect/sql"
 import { AUTO_PAUSE } from "@platform/shared"
 import { Effect } from "effect"
 
+const WINDOW_MS = AUTO_PAUSE.window_minutes * 60_000
+
 /**
  * SPEC §3.4: a subscription whose attempts in the last 15 minutes number at
  * least 20, with at least 10 failures and a failure rate of at least 85 %, is
  * paused (`auto_paused_high_failure_rate`); the emitter then skips it and the
  * dispatcher holds its pending rows until `resume`. Evaluated only for the
  * subscriptions that just recorded a failure, so the success path pays nothing.
+ * Attempts are counted per record statement (delivery_attempt_counts, written by
+ * record.ts; migration 0008), not read back one row per attempt.
  */
 export class AutoPause extends Effect.Service<AutoPause>()("@platform/server/AutoPause", {
   effect: Effect.gen(function*() {
@@ -15,15 +19,13 @@ export class AutoPause extends Effect.Service<AutoPause>()("@platform/server/Aut
 
     const evaluate = Effect.fn("AutoPause.evaluate")(function*(subscriptionIds: ReadonlyArray<number>, now: Date) {
       if (subscriptionIds.length === 0) return [] as ReadonlyArray<number>
-      const since = new Date(now.getTime() - AUTO_PAUSE.window_minutes * 60_000)
+      const since = new Date(now.getTime() - WINDOW_MS)
       const rows = yield* sql<{ id: number }>`
         update webhook_subscriptions s
         set is_paused = true, paused_reason = ${AUTO_PAUSE.paused_reason}, updated_at = ${now}
         from (
-          select subscription_id,
-                 count(*) as total,
-                 count(*) filter (where outcome = 'failed') as failed
-          from delivery_attempts
+          select subscription_id, sum(attempts) as total, sum(failures) as failed
+          from delivery_attempt_counts
           where subscription_id = any(${subscriptionIds}::bigint[]) and created_at > ${since}
           group by subscription_id
         ) a
@@ -37,6 +39,14 @@ export class AutoPause extends Effect.Service<AutoPause>()("@platform/server/Aut
       return rows.map((r) => r.id)
     })
 
-    return { evaluate } as const
+    /** Deletes the counts that fell out of every window (the delivery workers run it every minute). */
+    const prune = Effect.fn("AutoPause.prune")(function*(now: Date) {
+      const [gone] = yield* sql<{ n: number }>`
+        with d as (delete from delivery_attempt_counts where created_at <= ${new Date(now.getTime() - WINDOW_MS)} returning 1)
+        select count(*)::int as n from d`.pipe(Effect.orDie)
+      return gone?.n ?? 0
+    })
+
+    return { evaluate, prune } as const
   })
 }) {}

@@ -24,12 +24,13 @@ export const makeRecord = ({ prepared, sql }: EngineSqlShape, autoPause: AutoPau
 
   /**
    * Records a batch of outcomes in ONE statement: each row's attempt, its next state
-   * and retry time, an attempt row, the subscriptions' counters. With `turns` > 0 it
-   * also claims (up to `turns`) the next row of each conversation whose row finished
-   * here, so a conversation's turn passes without another statement: the next head
-   * is the oldest open row of the pair besides the ones this batch finished, taken
-   * when pending and due and its subscription had no failure in the batch (those
-   * wait for auto-pause to have its say, then their probe).
+   * and retry time, a row per failed attempt, the attempts counted per subscription,
+   * the subscriptions' counters. With `turns` > 0 it also claims (up to `turns`) the
+   * next row of each conversation whose row finished here, so a conversation's turn
+   * passes without another statement: the next head is the oldest open row of the
+   * pair besides the ones this batch finished, taken when pending and due and its
+   * subscription had no failure in the batch (those wait for auto-pause to have its
+   * say, then their probe).
    */
   const record = (settled: ReadonlyArray<Settled>, turns: number = 0, at?: Date) =>
     Effect.gen(function*() {
@@ -83,13 +84,13 @@ export const makeRecord = ({ prepared, sql }: EngineSqlShape, autoPause: AutoPau
           returning d.id, d.subscription_id, d.developer_account_id, d.conversation_peer, d.attempts, d.status,
                     o.ok, o.response_status, o.latency, o.error, o.gone
         ),
+        -- Failed attempts only: a delivered one is its delivery row (attempts, status, latency, time).
         att as (
           insert into delivery_attempts
             (delivery_id, developer_account_id, subscription_id, attempt, outcome, response_status, latency_ms,
              error, created_at)
-          select id, developer_account_id, subscription_id, attempts,
-                 case when ok then 'delivered' else 'failed' end, response_status, latency, error, ${now}
-          from upd
+          select id, developer_account_id, subscription_id, attempts, 'failed', response_status, latency, error, ${now}
+          from upd where not ok
         ),
         agg as (
           select subscription_id,
@@ -97,6 +98,11 @@ export const makeRecord = ({ prepared, sql }: EngineSqlShape, autoPause: AutoPau
                  count(*) filter (where ok)::int as successes,
                  bool_or(gone) as gone
           from upd group by subscription_id
+        ),
+        -- What auto-pause counts: one row per subscription per record (auto-pause.ts).
+        counted as (
+          insert into delivery_attempt_counts (subscription_id, created_at, attempts, failures)
+          select subscription_id, ${now}, successes + failures, failures from agg
         ),
         subs as (
           -- last_delivery_at is kept to the second so a busy subscription's row is

@@ -34,7 +34,8 @@ export const FAN_OUT_RETRY = Schedule.exponential(Duration.millis(250)).pipe(
 
 /**
  * The delivery workers, each a scoped fiber: fan-out, the dispatch pipeline
- * (`Dispatcher.pump`: one claimer, up to `maxInFlight` POSTs, two recorders), the lease reclaimer, the buffer assembler and the inactivity sweep.
+ * (`Dispatcher.pump`: one claimer, up to `maxInFlight` POSTs, two recorders), the lease reclaimer, the buffer
+ * assembler, the prune of auto-pause's old attempt counts and the inactivity sweep.
  * Loops wake on pulses (this process) and LISTEN (other processes) and fall
  * back to short sweeps; all waiting goes through the Effect clock.
  */
@@ -45,6 +46,7 @@ export const deliveryWorkers = (options: DeliveryWorkerOptions = {}) =>
     const dispatcher = yield* Dispatcher
     const buffer = yield* DeliveryBuffer
     const inactivity = yield* InactivitySweep
+    const autoPause = yield* AutoPause
     const dispatchBatch = options.dispatchBatch ?? 100
     const fanOutBatch = options.fanOutBatch ?? 500
     const fanOutSweep = options.fanOutSweep ?? Duration.millis(250)
@@ -79,6 +81,12 @@ export const deliveryWorkers = (options: DeliveryWorkerOptions = {}) =>
       const wait = r?.nextDueAt == null ? 1000 : Math.max(0, Math.min(1000, r.nextDueAt - now))
       yield* awaitPulse(pulse, Duration.millis(wait))
     })))
+
+    yield* Effect.forkScoped(
+      survive("attempt counts prune", Effect.flatMap(Clock.currentTimeMillis, (now) => autoPause.prune(new Date(now)))).pipe(
+        Effect.repeat(Schedule.spaced(Duration.minutes(1)))
+      )
+    )
 
     yield* Effect.forkScoped(
       survive("inactivity sweep", inactivity.runOnce()).pipe(

@@ -1,10 +1,12 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { Effect, TestClock } from "effect"
+import { Duration, Effect, TestClock } from "effect"
+import { AutoPause } from "../../src/delivery/auto-pause.js"
 import { Dispatcher } from "../../src/delivery/dispatcher.js"
 import { FanOut } from "../../src/delivery/fan-out.js"
+import { deliveryWorkers } from "../../src/workers/delivery-workers.js"
 import { createAccount, createSubscription, deliveriesOf, TestEngine, writeMessageEvent } from "../support/delivery.js"
-import { startReceiver } from "../support/receiver.js"
+import { eventually, startReceiver } from "../support/receiver.js"
 
 const subscriptionState = (id: number) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
@@ -62,8 +64,60 @@ layer(TestEngine)("auto-pause (SPEC §3.4)", (it) => {
       yield* (yield* Dispatcher).runOnce()
       expect((yield* subscriptionState(sub.id)).is_paused).toBe(true)
       const sql = yield* SqlClient.SqlClient
-      const [r] = yield* sql<{ n: number }>`select count(*)::int as n from delivery_attempts where subscription_id = ${sub.id}`
-      expect(r!.n).toBe(30)
+      const [r] = yield* sql<{ rows: number; counted: number }>`
+        select (select count(*) from delivery_attempts where subscription_id = ${sub.id})::int as rows,
+               (select sum(attempts) from delivery_attempt_counts where subscription_id = ${sub.id})::int as counted`
+      expect(r).toEqual({ rows: 30, counted: 30 })
+    }))
+
+  it.scoped("the window sums the counts of the last 15 minutes only, and the prune deletes the older ones", () =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const autoPause = yield* AutoPause
+      const { accountId } = yield* createAccount()
+      const sub = yield* createSubscription({ accountId, url: "http://127.0.0.1:9/hook" })
+      const now = new Date("2025-05-03T12:00:00.000Z")
+      const at = (minutesAgo: number) => new Date(now.getTime() - minutesAgo * 60_000)
+      const count = (when: Date, attempts: number, failures: number) =>
+        sql`insert into delivery_attempt_counts (subscription_id, created_at, attempts, failures)
+            values (${sub.id}, ${when}, ${attempts}, ${failures})`
+      // 20 of 20 failed 16 minutes ago, 5 of 5 a minute ago: only 5 attempts are in the window.
+      yield* count(at(16), 20, 20)
+      yield* count(at(15), 20, 20) // exactly 15 minutes old: out of the window
+      yield* count(at(1), 5, 5)
+      expect(yield* autoPause.evaluate([sub.id], now)).toEqual([])
+      expect((yield* subscriptionState(sub.id)).is_paused).toBe(false)
+      // 12 of 15 more now: 17 failures in 20 attempts within the window.
+      yield* count(now, 15, 12)
+      expect(yield* autoPause.evaluate([sub.id], now)).toEqual([sub.id])
+      expect(yield* subscriptionState(sub.id)).toMatchObject({ is_paused: true, paused_reason: "auto_paused_high_failure_rate" })
+
+      // Other tests' counts (other subscriptions, earlier clocks) may go with them: only this subscription's are checked.
+      yield* autoPause.prune(now)
+      const left = yield* sql<{ created_at: Date }>`
+        select created_at from delivery_attempt_counts where subscription_id = ${sub.id} order by created_at`
+      expect(left.map((r) => r.created_at.toISOString())).toEqual([at(1).toISOString(), now.toISOString()])
+    }))
+
+  it.scoped("the delivery workers prune the counts every minute, once they are out of the window", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(Date.parse("2025-05-04T00:00:00.000Z"))
+      const sql = yield* SqlClient.SqlClient
+      const { accountId } = yield* createAccount()
+      const sub = yield* createSubscription({ accountId, url: "http://127.0.0.1:9/hook" })
+      yield* sql`insert into delivery_attempt_counts (subscription_id, created_at, attempts, failures)
+                 values (${sub.id}, ${new Date(yield* TestClock.currentTimeMillis)}, 3, 1)`
+      const left = sql<{ n: number }>`
+        select count(*)::int as n from delivery_attempt_counts where subscription_id = ${sub.id}`.pipe(
+        Effect.orDie,
+        Effect.map(([r]) => r!.n)
+      )
+      yield* deliveryWorkers({ fanOutSweep: Duration.minutes(5), dispatchSweep: Duration.minutes(5) })
+      // The prune ran at 0, 1, ..., 14 minutes: the row is still in the window.
+      yield* TestClock.adjust(Duration.minutes(14))
+      expect(yield* left).toBe(1)
+      yield* TestClock.adjust(Duration.minutes(1))
+      yield* eventually(Effect.map(left, (n) => n === 0 ? true : undefined))
     }))
 
   it.scoped("a receiver answering 410 Gone disables the subscription with a reason", () =>

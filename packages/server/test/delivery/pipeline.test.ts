@@ -197,7 +197,7 @@ layer(TestEngine, { excludeTestServices: true })("the dispatch pipeline", (it) =
       expect(receiver.received.map(textOf).filter((t) => t.startsWith("flaky"))).toEqual(["flaky 0"])
     }), { timeout: 30_000 })
 
-  it.scoped("a batch of recorded outcomes writes every column of every row and one attempt row each", () =>
+  it.scoped("a batch of recorded outcomes writes every column of every row, a row per failed attempt and the attempts counted", () =>
     Effect.gen(function*() {
       const long = "é".repeat(300) // 600 bytes: the snippet keeps the first 512
       const receiver = yield* startReceiver((r) =>
@@ -247,6 +247,8 @@ layer(TestEngine, { excludeTestServices: true })("the dispatch pipeline", (it) =
           expect(row.next_retry_at!.getTime() - row.updated_at.getTime()).toBe(60_000)
         }
       }
+      // A failed attempt keeps its own row (its error); a delivered one is its delivery row.
+      const failing = rows.filter((r) => !r.text.endsWith("ok"))
       const attempts = yield* sql<{
         delivery_id: number
         subscription_id: number
@@ -256,23 +258,28 @@ layer(TestEngine, { excludeTestServices: true })("the dispatch pipeline", (it) =
         latency_ms: number | null
         error: string | null
       }>`select * from delivery_attempts where subscription_id = ${sub.id} order by delivery_id`
-      expect(attempts.map((a) => a.delivery_id)).toEqual(rows.map((r) => r.id))
+      expect(attempts.map((a) => a.delivery_id)).toEqual(failing.map((r) => r.id))
       attempts.forEach((a, i) => {
-        const ok = rows[i]!.text.endsWith("ok")
         expect(a).toMatchObject({
           attempt: 1,
-          outcome: ok ? "delivered" : "failed",
-          response_status: ok ? 200 : 503,
-          latency_ms: rows[i]!.latency_ms,
-          error: ok ? null : "HTTP 503"
+          outcome: "failed",
+          response_status: 503,
+          latency_ms: failing[i]!.latency_ms,
+          error: "HTTP 503"
         })
       })
+      // Auto-pause's counts: every attempt, every failure, whatever the batches were.
+      const [counted] = yield* sql<{ attempts: number; failures: number }>`
+        select sum(attempts)::int as attempts, sum(failures)::int as failures
+        from delivery_attempt_counts where subscription_id = ${sub.id}`
+      expect(counted).toEqual({ attempts: 20, failures: failing.length })
       // A subscription deleted takes its deliveries and their attempts with it.
       yield* sql`delete from webhook_subscriptions where id = ${sub.id}`
-      const [left] = yield* sql<{ deliveries: number; attempts: number }>`
+      const [left] = yield* sql<{ deliveries: number; attempts: number; counts: number }>`
         select (select count(*) from webhook_deliveries where subscription_id = ${sub.id})::int as deliveries,
-               (select count(*) from delivery_attempts where subscription_id = ${sub.id})::int as attempts`
-      expect(left).toEqual({ deliveries: 0, attempts: 0 })
+               (select count(*) from delivery_attempts where subscription_id = ${sub.id})::int as attempts,
+               (select count(*) from delivery_attempt_counts where subscription_id = ${sub.id})::int as counts`
+      expect(left).toEqual({ deliveries: 0, attempts: 0, counts: 0 })
     }), { timeout: 30_000 })
 })
 

@@ -194,7 +194,8 @@ layer(WebhooksTestServer, { excludeTestServices: true })("webhook subscription r
       const counts = (subscriptionId: number) =>
         sql<{ deliveries: number; attempts: number }>`
           select (select count(*) from webhook_deliveries where subscription_id = ${subscriptionId})::int as deliveries,
-                 (select count(*) from delivery_attempts where subscription_id = ${subscriptionId})::int as attempts`
+                 (select coalesce(sum(attempts), 0) from delivery_attempt_counts
+                  where subscription_id = ${subscriptionId})::int as attempts`
           .pipe(Effect.map((rows) => rows[0]!))
       expect(yield* counts(gone.body.id)).toEqual({ deliveries: 1, attempts: 1 })
 

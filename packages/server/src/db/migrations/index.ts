@@ -4,6 +4,7 @@ import parkedStatuses from "./0004_parked_statuses.js"
 import deliveryWritePath from "./0005_delivery_write_path.js"
 import cascadeByStatement from "./0006_cascade_by_statement.js"
 import eventOutbox from "./0007_event_outbox.js"
+import attemptCounts from "./0008_attempt_counts.js"
 
 /** Migrations imported statically (not read from disk) so the bundled server carries them. */
 export const migrations = {
@@ -12,5 +13,6 @@ export const migrations = {
   "0004_parked_statuses": parkedStatuses,
   "0005_delivery_write_path": deliveryWritePath,
   "0006_cascade_by_statement": cascadeByStatement,
-  "0007_event_outbox": eventOutbox
+  "0007_event_outbox": eventOutbox,
+  "0008_attempt_counts": attemptCounts
 }
