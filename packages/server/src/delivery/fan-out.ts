@@ -50,17 +50,19 @@ export class FanOut extends Effect.Service<FanOut>()("@platform/server/FanOut", 
       const direct = wakeup.direct()
       const reserved = direct?.reserve(batchSize) ?? 0
       // The advisory lock is an InitPlan evaluated once: a second fan-out (another
-      // process) gets no rows instead of interleaving its batch with ours.
+      // process) gets no rows instead of interleaving its batch with ours. The DELETE
+      // takes the rows (no FOR UPDATE pass first: a row lock per event, and a WAL
+      // record each): a fan-out whose snapshot still shows rows that the previous
+      // holder of the lock took and committed finds them deleted, and skips them.
       const rows = yield* prepared("engine_fan_out", sql<Counts & { readonly id: number | null }>`
-        with q as (
-          select o.event_row from event_outbox o
-          where (select pg_try_advisory_xact_lock(${FAN_OUT_LOCK}))
-          order by o.event_row
-          limit ${batchSize}
-          for update skip locked
-        ),
-        taken as (
-          delete from event_outbox o using q where o.event_row = q.event_row
+        with taken as (
+          delete from event_outbox o
+          where o.event_row = any(array(
+            select q.event_row from event_outbox q
+            where (select pg_try_advisory_xact_lock(${FAN_OUT_LOCK}))
+            order by q.event_row
+            limit ${batchSize}))
+          returning o.event_row
         ),
         -- By primary key (= any of an array): one plan serves every batch (engine-sql.ts),
         -- and a join could hash the whole events table.
@@ -68,7 +70,7 @@ export class FanOut extends Effect.Service<FanOut>()("@platform/server/FanOut", 
           select e.id, e.event_id, e.developer_account_id, e.platform_channel_id, e.event_type,
                  e.conversation_peer, e.envelope
           from events e
-          where e.id = any(array(select event_row from q))
+          where e.id = any(array(select event_row from taken))
         ),
         m as (
           select ev.*, s.id as subscription_id, s.buffer_window_seconds is not null as buffered
