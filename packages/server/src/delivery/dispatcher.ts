@@ -22,7 +22,7 @@ export interface DispatchResult {
  * The normalized dispatcher (SPEC §3.5, §6.2-§6.4, DESIGN §6, §8). Each pass:
  * claim up to `batchSize` due rows with FOR UPDATE SKIP LOCKED (so any number of
  * passes and processes run side by side), POST them concurrently, record every
- * outcome and attempt row in ONE statement. A message.* row waits while an
+ * outcome (a row per failed attempt, the attempts counted) in ONE statement (record.ts). A message.* row waits while an
  * earlier row of the same (subscription, conversation_peer) is pending or
  * delivering, unless that one has been delivering for more than 30 s. Worker
  * processes run `pump`, the continuous pipeline (pump.ts).
