@@ -179,7 +179,7 @@ layer(WebhooksTestServer, { excludeTestServices: true })("webhook subscription r
       expect(detail.body).toMatchObject({ status: "delivered", attempts: 1, response_status: 200 })
     }))
 
-  it.scoped("deleting a subscription deletes its deliveries and attempts; deleting an account deletes its events", () =>
+  it.scoped("deleting a subscription deletes its deliveries (redeliveries too) and attempts, not its sibling's; deleting an account deletes its events", () =>
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
       const receiver = yield* startReceiver()
@@ -198,6 +198,11 @@ layer(WebhooksTestServer, { excludeTestServices: true })("webhook subscription r
                   where subscription_id = ${subscriptionId})::int as attempts`
           .pipe(Effect.map((rows) => rows[0]!))
       expect(yield* counts(gone.body.id)).toEqual({ deliveries: 1, attempts: 1 })
+      // A redelivery names the row it repeats (redelivery_of): both go with the subscription.
+      const [delivered] = yield* sql<{ id: number }>`select id from webhook_deliveries where subscription_id = ${gone.body.id}`
+      const again = yield* request("POST", `/platform/v1/webhooks/deliveries/${delivered!.id}/redeliver`, { key })
+      expect(again.status).toBe(201)
+      expect(yield* counts(gone.body.id)).toEqual({ deliveries: 2, attempts: 1 })
 
       expect((yield* request("DELETE", `${base}/${gone.body.id}`, { key })).status).toBe(204)
       expect(yield* counts(gone.body.id)).toEqual({ deliveries: 0, attempts: 0 })

@@ -5,6 +5,7 @@ import deliveryWritePath from "./0005_delivery_write_path.js"
 import cascadeByStatement from "./0006_cascade_by_statement.js"
 import eventOutbox from "./0007_event_outbox.js"
 import attemptCounts from "./0008_attempt_counts.js"
+import deliveryIndexes from "./0009_delivery_indexes.js"
 
 /** Migrations imported statically (not read from disk) so the bundled server carries them. */
 export const migrations = {
@@ -14,5 +15,6 @@ export const migrations = {
   "0005_delivery_write_path": deliveryWritePath,
   "0006_cascade_by_statement": cascadeByStatement,
   "0007_event_outbox": eventOutbox,
-  "0008_attempt_counts": attemptCounts
+  "0008_attempt_counts": attemptCounts,
+  "0009_delivery_indexes": deliveryIndexes
 }
