@@ -21,11 +21,21 @@ export interface ClaimedRow {
 /** A subscription's version as claims return it: updated_at in microseconds (an int8, no date to parse). */
 export const SUBSCRIPTION_VERSION = "(extract(epoch from s.updated_at) * 1000000)::int8"
 
+/**
+ * The payload of the delivery row `alias`: its own (batches, test samples,
+ * conversation.inactive) or, when null, its event's envelope. Fan-out does not
+ * copy an event's envelope into its deliveries (migration 0010): the event row
+ * keeps it, found by its unique event_id.
+ */
+export const deliveryEnvelope = (alias: string) =>
+  `coalesce(${alias}.envelope, (select e.envelope from events e where e.event_id = ${alias}.event_id))`
+
 // Every claim returns the same row shape: the UPDATE ... RETURNING of the claimed rows
-// (a CTE named `claimed`), with their subscriptions' versions.
+// (a CTE named `claimed`), with their payloads and their subscriptions' versions.
 export const CLAIMED_COLUMNS =
   "w.id, w.subscription_id, w.event_id, w.event_type, w.conversation_peer, w.attempts, w.envelope"
-export const WITH_SUBSCRIPTION = `select c.*, ${SUBSCRIPTION_VERSION} as sub_version
+export const WITH_SUBSCRIPTION = `select c.id, c.subscription_id, c.event_id, c.event_type, c.conversation_peer,
+    c.attempts, ${deliveryEnvelope("c")} as envelope, ${SUBSCRIPTION_VERSION} as sub_version
   from claimed c join webhook_subscriptions s on s.id = c.subscription_id
   order by c.id`
 

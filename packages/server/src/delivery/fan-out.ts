@@ -91,13 +91,14 @@ export class FanOut extends Effect.Service<FanOut>()("@platform/server/FanOut", 
         ),
         -- Rows with no conversation to wait for may be inserted already claimed by
         -- the dispatcher of this process (up to the POST slots it reserved): they
-        -- are committed before any POST, and their lease covers a crash.
+        -- are committed before any POST, and their lease covers a crash. The
+        -- envelope stays in the event row (claims.ts, deliveryEnvelope).
         ins as (
           insert into webhook_deliveries
             (subscription_id, developer_account_id, platform_channel_id, event_id, event_type, conversation_peer,
-             envelope, next_retry_at, status, delivering_since, created_at, updated_at)
+             next_retry_at, status, delivering_since, created_at, updated_at)
           select subscription_id, developer_account_id, platform_channel_id, event_id, event_type, peer,
-                 envelope, ${now}, case when direct then 'delivering' else 'pending' end,
+                 ${now}, case when direct then 'delivering' else 'pending' end,
                  case when direct then ${now}::timestamptz end, ${now}, ${now}
           from (
             select nb.*, peer is null and row_number() over (partition by peer is null order by id, subscription_id)
@@ -105,12 +106,14 @@ export class FanOut extends Effect.Service<FanOut>()("@platform/server/FanOut", 
             from nb
           ) x
           order by id, subscription_id
-          returning id, subscription_id, event_id, event_type, conversation_peer, attempts, envelope, status
+          returning id, subscription_id, event_id, event_type, conversation_peer, attempts, status
         ),
         claimed as (
-          select i.id, i.subscription_id, i.event_id, i.event_type, i.conversation_peer, i.attempts, i.envelope,
+          select i.id, i.subscription_id, i.event_id, i.event_type, i.conversation_peer, i.attempts, ev.envelope,
                  ${sql.literal(SUBSCRIPTION_VERSION)} as sub_version
-          from ins i join webhook_subscriptions s on s.id = i.subscription_id
+          from ins i
+          join ev on ev.event_id = i.event_id
+          join webhook_subscriptions s on s.id = i.subscription_id
           where i.status = 'delivering'
         ),
         -- Conversations this batch opens (no open row before it, as of this statement's

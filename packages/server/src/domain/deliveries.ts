@@ -8,6 +8,7 @@ import {
   StatusLocked
 } from "@platform/shared"
 import { Clock, Effect } from "effect"
+import { deliveryEnvelope } from "../delivery/claims.js"
 import { canonicalEnvelope } from "../delivery/envelope.js"
 import { DeliveryWakeup } from "../delivery/wakeup.js"
 import { decodeCursor, toPage } from "./pagination.js"
@@ -124,7 +125,8 @@ export class Deliveries extends Effect.Service<Deliveries>()("@platform/server/D
     }, Effect.orDie)
 
     const find = (accountId: number, id: number) =>
-      sql<DeliveryRow>`select * from webhook_deliveries where id = ${id} and developer_account_id = ${accountId}`.pipe(
+      sql<DeliveryRow>`select ${sql.literal(LIST_COLUMNS)}, ${sql.literal(deliveryEnvelope("d"))} as envelope
+        from webhook_deliveries d where d.id = ${id} and d.developer_account_id = ${accountId}`.pipe(
         Effect.orDie,
         Effect.flatMap((rows) => rows[0] === undefined ? Effect.fail(new NotFound()) : Effect.succeed(rows[0]))
       )

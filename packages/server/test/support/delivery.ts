@@ -3,6 +3,7 @@ import type { EventType } from "@platform/shared"
 import { Effect, Layer } from "effect"
 import { AppConfig } from "../../src/config.js"
 import { Secrets } from "../../src/crypto/secrets.js"
+import { deliveryEnvelope } from "../../src/delivery/claims.js"
 import { newSubscriptionSecret } from "../../src/delivery/signer.js"
 import { Events } from "../../src/domain/events.js"
 import { DeliveryEngineLive } from "../../src/workers/delivery-workers.js"
@@ -103,7 +104,7 @@ export const writeMessageEvent = (input: {
     })
   })
 
-/** Delivery rows of a subscription, oldest first. */
+/** Delivery rows of a subscription, oldest first, with their payloads (their own, or their event's). */
 export const deliveriesOf = (subscriptionId: number) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql<{
@@ -116,5 +117,7 @@ export const deliveriesOf = (subscriptionId: number) =>
       response_status: number | null
       envelope: any
       is_batch: boolean
-    }>`select * from webhook_deliveries where subscription_id = ${subscriptionId} order by id`
+      own_envelope: unknown
+    }>`select d.*, d.envelope as own_envelope, ${sql.literal(deliveryEnvelope("d"))} as envelope
+       from webhook_deliveries d where d.subscription_id = ${subscriptionId} order by d.id`
   ).pipe(Effect.orDie)

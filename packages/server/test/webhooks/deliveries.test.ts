@@ -136,6 +136,12 @@ layer(WebhooksTestServer, { excludeTestServices: true })("deliveries API, conver
         platform_channel_id: channelId,
         data: { conversation_id: conv!.id, peer_id: "5511999", status: "ended", message_count: 4 }
       })
+      // The delivery row holds no copy of the envelope; the API reads it from the event.
+      const listed = yield* request("GET", "/platform/v1/webhooks/deliveries?event_type=conversation.ended", { key })
+      expect(listed.body.data).toHaveLength(1)
+      const full = yield* request("GET", `/platform/v1/webhooks/deliveries/${listed.body.data[0].id}?include=full_envelope`, { key })
+      expect(full.body).toMatchObject({ event_id: eventId, status: "delivered" })
+      expect(full.body.envelope).toEqual(JSON.parse(r!.body.toString()))
 
       // Already ended: no second event. Re-activation clears ended_at.
       expect((yield* request("PATCH", `/platform/v1/conversations/${conv!.id}`, { key, body: { status: "ended" } })).status).toBe(200)

@@ -6,6 +6,7 @@ import cascadeByStatement from "./0006_cascade_by_statement.js"
 import eventOutbox from "./0007_event_outbox.js"
 import attemptCounts from "./0008_attempt_counts.js"
 import deliveryIndexes from "./0009_delivery_indexes.js"
+import envelopeByEvent from "./0010_envelope_by_event.js"
 
 /** Migrations imported statically (not read from disk) so the bundled server carries them. */
 export const migrations = {
@@ -16,5 +17,6 @@ export const migrations = {
   "0006_cascade_by_statement": cascadeByStatement,
   "0007_event_outbox": eventOutbox,
   "0008_attempt_counts": attemptCounts,
-  "0009_delivery_indexes": deliveryIndexes
+  "0009_delivery_indexes": deliveryIndexes,
+  "0010_envelope_by_event": envelopeByEvent
 }
