@@ -5,7 +5,7 @@ import { type ClaimedRow, makeClaims } from "./claims.js"
 import { EngineSql } from "./engine-sql.js"
 import { type PumpOptions, runPump } from "./pump.js"
 import { makeRecord } from "./record.js"
-import { type CachedKeys, makeRequests } from "./requests.js"
+import { type CachedKeys, makeRequests, unsendable } from "./requests.js"
 import { DeliveryTransport } from "./transport.js"
 import { DeliveryWakeup } from "./wakeup.js"
 
@@ -39,6 +39,8 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("@platform/server/D
     const send = (row: ClaimedRow, keys: Exit.Exit<CachedKeys>, nowMs: number) => {
       // Deleted since the claim (its rows with it: the record finds none), or its secret unreadable.
       if (Exit.isFailure(keys)) return Effect.succeed({ _tag: "NoAnswer", reason: "subscription unavailable", latencyMs: 0 } as const)
+      const missing = unsendable(row)
+      if (missing !== undefined) return Effect.succeed(missing)
       const { body, headers } = requests.request(row, keys.value, nowMs)
       return transport.post(keys.value.url, headers, body)
     }

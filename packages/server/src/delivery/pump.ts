@@ -1,7 +1,7 @@
 import { Chunk, Clock, Duration, Effect, Exit, Option, Queue } from "effect"
 import type { ClaimedRow } from "./claims.js"
 import type { Settled } from "./record.js"
-import type { CachedKeys } from "./requests.js"
+import { type CachedKeys, unsendable } from "./requests.js"
 import type { DeliveryTransportShape } from "./transport.js"
 import { Pulse } from "./wakeup.js"
 import type { DeliveryWakeup } from "./wakeup.js"
@@ -100,6 +100,11 @@ export const runPump = (parts: PumpParts, options: PumpOptions = {}) =>
     }
 
     const post = (row: ClaimedRow, claimedAt: Date, entry: CachedKeys) => {
+      const missing = unsendable(row)
+      if (missing !== undefined) {
+        Queue.unsafeOffer(settled, { row, outcome: missing, claimedAt })
+        return release(1)
+      }
       const { body, headers } = request(row, entry, claimedAt.getTime())
       const controller = new AbortController()
       running.add(controller)

@@ -5,6 +5,18 @@ import type { Secrets } from "../crypto/secrets.js"
 import { type ClaimedRow, SUBSCRIPTION_VERSION } from "./claims.js"
 import { deliveryBody } from "./envelope.js"
 import { signatureHeaders, signingKeys, type SigningKeys, stripReservedHeaders } from "./signer.js"
+import type { PostOutcome } from "./transport.js"
+
+/**
+ * The outcome of a claimed row that cannot be sent, or undefined: a row reads its
+ * event's envelope (claims.ts, deliveryEnvelope), and an event deleted meanwhile
+ * leaves it none. Recorded as a failed attempt, it follows the retry schedule to
+ * failed instead of being claimed again at every lease.
+ */
+export const unsendable = (row: ClaimedRow): PostOutcome | undefined =>
+  row.envelope === null || row.envelope === undefined
+    ? { _tag: "NoAnswer", reason: `event ${row.event_id} no longer exists`, latencyMs: 0 }
+    : undefined
 
 /** What sending needs of a subscription, as of one version of it. */
 export interface CachedKeys {

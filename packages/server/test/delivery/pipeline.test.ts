@@ -197,6 +197,31 @@ layer(TestEngine, { excludeTestServices: true })("the dispatch pipeline", (it) =
       expect(receiver.received.map(textOf).filter((t) => t.startsWith("flaky"))).toEqual(["flaky 0"])
     }), { timeout: 30_000 })
 
+  it.scoped("a row whose event was deleted is not sent: its attempt fails, with the reason, and waits for its retry", () =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const receiver = yield* startReceiver()
+      const { accountId, channelId } = yield* createAccount()
+      const sub = yield* createSubscription({ accountId, url: receiver.url })
+      const gone = yield* writeUnorderedEvent(accountId, channelId, "gone")
+      const kept = yield* writeUnorderedEvent(accountId, channelId, "kept")
+      // Fanned out before any dispatcher runs: both rows wait pending, reading their event's envelope.
+      expect((yield* (yield* FanOut).runOnce()).deliveries).toBe(2)
+      yield* sql`delete from events where event_id = ${gone.envelope.id}`
+      yield* deliveryWorkers({ fanOutSweep: Duration.minutes(5), dispatchSweep: Duration.minutes(5) })
+
+      const rows = yield* eventually(Effect.map(deliveriesOf(sub.id), (rows) =>
+        rows.length === 2 && rows.every((r) => r.attempts === 1) ? rows : undefined))
+      expect(rows.map((r) => [r.event_id, r.status])).toEqual([[gone.envelope.id, "pending"], [kept.envelope.id, "delivered"]])
+      const [held] = yield* sql<{ next_retry_at: Date; updated_at: Date }>`
+        select next_retry_at, updated_at from webhook_deliveries where id = ${rows[0]!.id}`
+      expect(held!.next_retry_at.getTime() - held!.updated_at.getTime()).toBe(60_000)
+      const attempts = yield* sql<{ delivery_id: number; error: string }>`
+        select delivery_id, error from delivery_attempts where subscription_id = ${sub.id}`
+      expect(attempts).toEqual([{ delivery_id: rows[0]!.id, error: `event ${gone.envelope.id} no longer exists` }])
+      expect(receiver.received.map(textOf)).toEqual(["kept"])
+    }), { timeout: 30_000 })
+
   it.scoped("a batch of recorded outcomes writes every column of every row, a row per failed attempt and the attempts counted", () =>
     Effect.gen(function*() {
       const long = "é".repeat(300) // 600 bytes: the snippet keeps the first 512
