@@ -1,6 +1,7 @@
 import { NORMALIZED_STUCK_LEASE_SECONDS } from "@platform/shared"
 import { Effect } from "effect"
 import type { EngineSqlShape } from "./engine-sql.js"
+import { deliveryEnvelope } from "./envelope.js"
 
 /**
  * A delivery row claimed for sending (status delivering). Its subscription comes
@@ -20,15 +21,6 @@ export interface ClaimedRow {
 
 /** A subscription's version as claims return it: updated_at in microseconds (an int8, no date to parse). */
 export const SUBSCRIPTION_VERSION = "(extract(epoch from s.updated_at) * 1000000)::int8"
-
-/**
- * The payload of the delivery row `alias`: its own (batches, test samples,
- * conversation.inactive) or, when null, its event's envelope. Fan-out does not
- * copy an event's envelope into its deliveries (migration 0010): the event row
- * keeps it, found by its unique event_id.
- */
-export const deliveryEnvelope = (alias: string) =>
-  `coalesce(${alias}.envelope, (select e.envelope from events e where e.event_id = ${alias}.event_id))`
 
 // Every claim returns the same row shape: the UPDATE ... RETURNING of the claimed rows
 // (a CTE named `claimed`), with their payloads and their subscriptions' versions.

@@ -92,7 +92,7 @@ export class FanOut extends Effect.Service<FanOut>()("@platform/server/FanOut", 
         -- Rows with no conversation to wait for may be inserted already claimed by
         -- the dispatcher of this process (up to the POST slots it reserved): they
         -- are committed before any POST, and their lease covers a crash. The
-        -- envelope stays in the event row (claims.ts, deliveryEnvelope).
+        -- envelope stays in the event row (envelope.ts, deliveryEnvelope).
         ins as (
           insert into webhook_deliveries
             (subscription_id, developer_account_id, platform_channel_id, event_id, event_type, conversation_peer,

@@ -9,7 +9,7 @@ import type { PostOutcome } from "./transport.js"
 
 /**
  * The outcome of a claimed row that cannot be sent, or undefined: a row reads its
- * event's envelope (claims.ts, deliveryEnvelope), and an event deleted meanwhile
+ * event's envelope (envelope.ts, deliveryEnvelope), and an event deleted meanwhile
  * leaves it none. Recorded as a failed attempt, it follows the retry schedule to
  * failed instead of being claimed again at every lease.
  */

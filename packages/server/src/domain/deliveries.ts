@@ -8,8 +8,7 @@ import {
   StatusLocked
 } from "@platform/shared"
 import { Clock, Effect } from "effect"
-import { deliveryEnvelope } from "../delivery/claims.js"
-import { canonicalEnvelope } from "../delivery/envelope.js"
+import { canonicalEnvelope, deliveryEnvelope } from "../delivery/envelope.js"
 import { DeliveryWakeup } from "../delivery/wakeup.js"
 import { decodeCursor, toPage } from "./pagination.js"
 

@@ -5,7 +5,7 @@ import { Effect } from "effect"
  * A delivery made by fan-out no longer copies its event's envelope: the event row
  * keeps it, and whoever needs a delivery's payload (the claims, a conversation's
  * next turn, GET .../deliveries/{id}?include=full_envelope, a redelivery) reads
- * `coalesce(d.envelope, the event's)` through the unique event_id (claims.ts,
+ * `coalesce(d.envelope, the event's)` through the unique event_id (envelope.ts,
  * deliveryEnvelope). Rows that carry a payload of their own keep it in the column:
  * buffered batches, the test route's samples, conversation.inactive.
  *
