@@ -60,7 +60,7 @@ const program = Effect.gen(function*() {
       // One JSON document per batch: pg would escape text[] parameters element by element.
       yield* sql`insert into events (event_id, developer_account_id, platform_channel_id, event_type, conversation_peer, envelope)
         select id, ${account}, ${channel}, 'message.sent', peer, env
-        from json_to_recordset(${JSON.stringify(rows)}::json) as u(id text, peer text, env jsonb)`
+        from json_to_recordset(${JSON.stringify(rows)}::json) as u(id text, peer text, env json)`
       const committedAt = Date.now()
       yield* wakeup.eventsWritten
       return { committedAt, ids: command.ids ? ids : null }

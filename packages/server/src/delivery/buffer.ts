@@ -12,7 +12,8 @@ interface ItemRow {
   readonly developer_account_id: number
   readonly platform_channel_id: number | null
   readonly event_type: string
-  readonly envelope: unknown
+  /** The event's stored text. */
+  readonly envelope: string
   readonly created_at: Date
   readonly buffer_window_seconds: number | null
   readonly buffer_max_batch: number | null
@@ -42,7 +43,7 @@ export class DeliveryBuffer extends Effect.Service<DeliveryBuffer>()("@platform/
         const [lock] = yield* sql<{ ok: boolean }>`select pg_try_advisory_xact_lock(${BUFFER_LOCK}) as ok`
         if (lock?.ok !== true) return { batches: 0, nextDueAt: null } satisfies BufferResult
         const items = yield* sql<ItemRow>`
-          select i.id, i.subscription_id, i.developer_account_id, i.platform_channel_id, i.event_type, i.envelope,
+          select i.id, i.subscription_id, i.developer_account_id, i.platform_channel_id, i.event_type, i.envelope::text as envelope,
                  i.created_at, s.buffer_window_seconds, s.buffer_max_batch
           from webhook_buffer_items i join webhook_subscriptions s on s.id = i.subscription_id
           order by i.id
@@ -78,7 +79,8 @@ export class DeliveryBuffer extends Effect.Service<DeliveryBuffer>()("@platform/
           platform_channel_id: channelOf(chunk),
           event_id: newEventId(),
           event_type: chunk[0]!.event_type,
-          envelope: JSON.stringify({ events: chunk.map((i) => i.envelope) })
+          // The events' stored texts as they are (migration 0011: what a lone delivery would send).
+          envelope: `{"events":[${chunk.map((i) => i.envelope).join(",")}]}`
         }))
         const consumed = batches.flatMap((chunk) => chunk.map((i) => i.id))
         yield* sql`
@@ -87,7 +89,7 @@ export class DeliveryBuffer extends Effect.Service<DeliveryBuffer>()("@platform/
               (subscription_id, developer_account_id, platform_channel_id, event_id, event_type, envelope, is_batch,
                next_retry_at, created_at, updated_at)
             select b.subscription_id, b.developer_account_id, b.platform_channel_id, b.event_id, b.event_type,
-                   b.envelope::jsonb, true, ${now}, ${now}, ${now}
+                   b.envelope::json, true, ${now}, ${now}, ${now}
             from unnest(${rows.map((r) => r.subscription_id)}::bigint[],
                         ${rows.map((r) => r.developer_account_id)}::bigint[],
                         ${rows.map((r) => r.platform_channel_id)}::bigint[],

@@ -15,7 +15,8 @@ export interface ClaimedRow {
   readonly event_type: string
   readonly conversation_peer: string | null
   readonly attempts: number
-  readonly envelope: unknown
+  /** The body to send (stored as sent: migration 0011); null when its event is gone (requests.ts, unsendable). */
+  readonly envelope: string | null
   readonly sub_version: number
 }
 
@@ -27,7 +28,7 @@ export const SUBSCRIPTION_VERSION = "(extract(epoch from s.updated_at) * 1000000
 export const CLAIMED_COLUMNS =
   "w.id, w.subscription_id, w.event_id, w.event_type, w.conversation_peer, w.attempts, w.envelope"
 export const WITH_SUBSCRIPTION = `select c.id, c.subscription_id, c.event_id, c.event_type, c.conversation_peer,
-    c.attempts, ${deliveryEnvelope("c")} as envelope, ${SUBSCRIPTION_VERSION} as sub_version
+    c.attempts, ${deliveryEnvelope("c")}::text as envelope, ${SUBSCRIPTION_VERSION} as sub_version
   from claimed c join webhook_subscriptions s on s.id = c.subscription_id
   order by c.id`
 

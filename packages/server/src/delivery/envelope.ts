@@ -7,7 +7,7 @@
 export const deliveryEnvelope = (alias: string) =>
   `coalesce(${alias}.envelope, (select e.envelope from events e where e.event_id = ${alias}.event_id))`
 
-/** Top-level envelope keys in SPEC §6.2 order (jsonb storage does not keep key order). */
+/** Top-level envelope keys in SPEC §6.2 order (rows stored before migration 0011 have them in jsonb order). */
 const ENVELOPE_KEYS = ["id", "event", "developer_account_id", "platform_channel_id", "occurred_at", "api_version", "data"]
 
 /** An envelope with its keys in the documented order, then any others. */
@@ -16,13 +16,4 @@ export const canonicalEnvelope = (envelope: Record<string, unknown>): Record<str
   for (const key of ENVELOPE_KEYS) if (key in envelope) out[key] = envelope[key]
   for (const key of Object.keys(envelope)) if (!(key in out)) out[key] = envelope[key]
   return out
-}
-
-/** The exact bytes POSTed for a stored payload: one envelope, or a batch `{events: [...]}`. */
-export const deliveryBody = (payload: unknown): Buffer => {
-  const value = payload as Record<string, unknown>
-  const body = Array.isArray(value.events)
-    ? { events: (value.events as Array<Record<string, unknown>>).map(canonicalEnvelope) }
-    : canonicalEnvelope(value)
-  return Buffer.from(JSON.stringify(body), "utf8")
 }

@@ -109,7 +109,7 @@ export class FanOut extends Effect.Service<FanOut>()("@platform/server/FanOut", 
           returning id, subscription_id, event_id, event_type, conversation_peer, attempts, status
         ),
         claimed as (
-          select i.id, i.subscription_id, i.event_id, i.event_type, i.conversation_peer, i.attempts, ev.envelope,
+          select i.id, i.subscription_id, i.event_id, i.event_type, i.conversation_peer, i.attempts, ev.envelope::text as envelope,
                  ${sql.literal(SUBSCRIPTION_VERSION)} as sub_version
           from ins i
           join ev on ev.event_id = i.event_id

@@ -73,7 +73,7 @@ export class InactivitySweep extends Effect.Service<InactivitySweep>()("@platfor
           insert into webhook_deliveries
             (subscription_id, developer_account_id, platform_channel_id, event_id, event_type, envelope,
              next_retry_at, created_at, updated_at)
-          select sid, aid, cid, eid, 'conversation.inactive', env::jsonb, ${now}, ${now}, ${now}
+          select sid, aid, cid, eid, 'conversation.inactive', env::json, ${now}, ${now}, ${now}
           from unnest(${candidates.map((c) => c.subscription_id)}::bigint[],
                       ${candidates.map((c) => c.developer_account_id)}::bigint[],
                       ${candidates.map((c) => c.platform_channel_id)}::bigint[],

@@ -3,7 +3,6 @@ import { USER_AGENT, WebhookHeaders } from "@platform/shared"
 import { Effect, Redacted } from "effect"
 import type { Secrets } from "../crypto/secrets.js"
 import { type ClaimedRow, SUBSCRIPTION_VERSION } from "./claims.js"
-import { deliveryBody } from "./envelope.js"
 import { signatureHeaders, signingKeys, type SigningKeys, stripReservedHeaders } from "./signer.js"
 import type { PostOutcome } from "./transport.js"
 
@@ -14,7 +13,7 @@ import type { PostOutcome } from "./transport.js"
  * failed instead of being claimed again at every lease.
  */
 export const unsendable = (row: ClaimedRow): PostOutcome | undefined =>
-  row.envelope === null || row.envelope === undefined
+  row.envelope === null
     ? { _tag: "NoAnswer", reason: `event ${row.event_id} no longer exists`, latencyMs: 0 }
     : undefined
 
@@ -82,7 +81,7 @@ export const makeRequests = (sql: SqlClient.SqlClient, secrets: Secrets) => {
 
   /** The signed request of one attempt (the timestamp is the claim's). */
   const request = (row: ClaimedRow, entry: CachedKeys, nowMs: number) => {
-    const body = deliveryBody(row.envelope)
+    const body = Buffer.from(row.envelope!, "utf8")
     const headers: Record<string, string> = {
       ...entry.headers,
       "content-type": "application/json",

@@ -27,6 +27,30 @@ export const newEventId = (): string => {
   return `evt_${Date.now().toString(16).padStart(12, "0")}${pool.toString("hex", offset - RANDOM_BYTES, offset)}`
 }
 
+/**
+ * SQL: a compact JSON object (`to_json` of a row) of `columns`, a select list of
+ * `expression as key`, its keys in that order. Values are JSON as `to_json` makes
+ * them; a `json` value goes in as it is.
+ */
+export const jsonObjectSql = (columns: string): string => `(select to_json(x) from (select ${columns}) x)`
+
+/**
+ * SQL: an event's envelope as receivers get it (migration 0011: the stored text is
+ * the body), compact JSON with its keys in SPEC §6.2 order. Each argument is an SQL
+ * expression; `data` a `json` one (jsonObjectSql).
+ */
+export const envelopeSql = (e: {
+  readonly id: string
+  readonly event: string
+  readonly account: string
+  readonly channel: string
+  readonly occurredAt: string
+  readonly data: string
+}): string =>
+  jsonObjectSql(`${e.id}::text as id, ${e.event}::text as event, ${e.account}::bigint as developer_account_id,
+    ${e.channel}::bigint as platform_channel_id, ${e.occurredAt}::text as occurred_at,
+    '${API_VERSION}'::text as api_version, ${e.data}::json as data`)
+
 export interface EventInput<E extends EventType> {
   readonly event: E
   readonly developer_account_id: number
@@ -61,7 +85,7 @@ export class Events extends Effect.Service<Events>()("@platform/server/Events", 
       const [row] = yield* sql<{ id: number }>`
         insert into events (event_id, developer_account_id, platform_channel_id, event_type, conversation_peer, envelope, occurred_at)
         values (${envelope.id}, ${input.developer_account_id}, ${input.platform_channel_id}, ${input.event},
-                ${input.conversation_peer ?? null}, ${JSON.stringify(envelope)}::jsonb, ${occurredAt})
+                ${input.conversation_peer ?? null}, ${JSON.stringify(envelope)}::json, ${occurredAt})
         returning id`.pipe(Effect.orDie)
       return { id: row!.id, envelope }
     })

@@ -1,6 +1,5 @@
 import { SqlClient } from "@effect/sql"
 import {
-  API_VERSION,
   ChatOnly,
   type MarkRead,
   type MarkReadResult,
@@ -19,7 +18,7 @@ import { socialSupports } from "../upstream/message-payload.js"
 import { Upstream } from "../upstream/upstream.js"
 import { STATUS_EVENTS, STATUS_RANK, statusRankSql } from "../inbound/statuses.js"
 import { ChannelCredentialsCache, type UsableChannel } from "./channel-credentials.js"
-import { newEventId } from "./events.js"
+import { envelopeSql, jsonObjectSql, newEventId } from "./events.js"
 import { Idempotency, requestHash, type StoredResponse } from "./idempotency.js"
 import { checkTemplateParameters, type StoredTemplate } from "./template-parameters.js"
 import { Usage } from "./usage.js"
@@ -95,6 +94,21 @@ const json = (value: unknown) => JSON.stringify(value)
 /** `when '<status>' then '<event>'` for every status that becomes an event, and the list of those statuses. */
 const STATUS_EVENT_CASES = Object.entries(STATUS_EVENTS).map(([s, e]) => `when '${s}' then '${e}'`).join(" ")
 const STATUS_EVENT_VALUES = Object.keys(STATUS_EVENTS).map((s) => `'${s}'`).join(", ")
+
+/** The data of a send's events (the send's `p`, its message `msg`, the event `e`): status ones add `error`. */
+const SENT_EVENT_DATA = (extra: string) =>
+  jsonObjectSql(`msg.id as message_id, msg.conversation_id as conversation_id, p.peer as peer_id,
+    'outbound'::text as direction, 'api'::text as source, p.type as type, p.text as text,
+    p.media_id is not null as has_media, p.media_id as media_id, e.status as status,
+    p.meta_message_id as meta_message_id${extra}`)
+const SENT_EVENT_ENVELOPE = envelopeSql({
+  id: "e.event_id",
+  event: "e.event_type",
+  account: "p.account_id",
+  channel: "p.channel_id",
+  occurredAt: "p.occurred_at",
+  data: `case when e.g = 0 then ${SENT_EVENT_DATA("")} else ${SENT_EVENT_DATA(", e.error as error")} end`
+})
 
 /**
  * POST /messages and /messages/mark-read (SPEC §4.1). Every rule that can refuse a
@@ -236,22 +250,19 @@ export class Messages extends Effect.Service<Messages>()("@platform/server/Messa
         ),
         evt as (
           insert into events (event_id, developer_account_id, platform_channel_id, event_type, conversation_peer, envelope, occurred_at)
-          select e.event_id, ${channel.account_id}, ${channel.id}, e.event_type, ${peer},
-            jsonb_build_object('id', e.event_id, 'event', e.event_type, 'developer_account_id', ${channel.account_id}::bigint,
-              'platform_channel_id', ${channel.id}::bigint, 'occurred_at', ${now}::text, 'api_version', ${API_VERSION}::text,
-              'data', jsonb_build_object('message_id', msg.id, 'conversation_id', msg.conversation_id, 'peer_id', ${peer}::text,
-                'direction', 'outbound', 'source', 'api', 'type', ${body.type}::text, 'text', ${text}::text,
-                'has_media', ${mediaId}::text is not null, 'media_id', ${mediaId}::text, 'status', e.status,
-                'meta_message_id', ${upstreamId}::text) || e.extra),
+          select e.event_id, p.account_id, p.channel_id, e.event_type, p.peer, ${sql.unsafe(SENT_EVENT_ENVELOPE)},
             ${now}::timestamptz
           from msg, (
             select 0 as g, 0::bigint as id, ${eventId}::text as event_id, 'message.sent'::text as event_type, 'sent'::text as status,
-              '{}'::jsonb as extra
+              null::json as error
             union all
-            select 1, s.id, s.event_id, case s.status ${sql.unsafe(STATUS_EVENT_CASES)} end, s.status,
-              jsonb_build_object('error', s.envelope)
+            select 1, s.id, s.event_id, case s.status ${sql.unsafe(STATUS_EVENT_CASES)} end, s.status, s.envelope
             from steps s where s.status in (${sql.unsafe(STATUS_EVENT_VALUES)})
-          ) e
+          ) e, (
+            select ${channel.account_id}::bigint as account_id, ${channel.id}::bigint as channel_id, ${now}::text as occurred_at,
+              ${peer}::text as peer, ${body.type}::text as type, ${text}::text as text, ${mediaId}::text as media_id,
+              ${upstreamId}::text as meta_message_id
+          ) p
           order by e.g, e.id
         ),
         kept as (

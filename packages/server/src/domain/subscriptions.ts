@@ -293,7 +293,7 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@platform/se
           (subscription_id, developer_account_id, platform_channel_id, event_id, event_type, envelope, next_retry_at,
            created_at, updated_at)
         select s.id, ${accountId}, ${sub.platform_channel_id}, ${envelope.id}, ${event},
-               ${JSON.stringify(envelope)}::jsonb, ${at}, ${at}, ${at}
+               ${JSON.stringify(envelope)}::json, ${at}, ${at}, ${at}
         from webhook_subscriptions s where s.id = ${sub.id}
         -- No foreign key (migration 0006): a subscription deleted meanwhile gets no row.
         for key share of s

@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
-import { API_VERSION } from "@platform/shared"
 import { Effect, Option } from "effect"
 import { DeliveryWakeup } from "../delivery/wakeup.js"
+import { envelopeSql, jsonObjectSql } from "../domain/events.js"
 import { STATUS_EVENTS, statusRankSql } from "./statuses.js"
 
 const CASES = Object.entries(STATUS_EVENTS).map(([s, e]) => `when '${s}' then '${e}'`).join(" ")
@@ -36,7 +36,7 @@ steps as (
 ),
 best as (select distinct on (message_id) * from steps order by message_id, r desc),
 up as (
-  update messages m set status = b.status, status_updated_at = now(), error = coalesce(b.envelope, m.error)
+  update messages m set status = b.status, status_updated_at = now(), error = coalesce(b.envelope::jsonb, m.error)
   from best b where m.id = b.message_id and b.r > ${statusRankSql("m.status")}
   returning m.id, m.developer_account_id, m.platform_channel_id, m.conversation_id, m.direction, m.source, m.type, m.text,
     m.media_id, m.meta_message_id
@@ -44,11 +44,16 @@ up as (
 ev as (
   insert into events (event_id, developer_account_id, platform_channel_id, event_type, conversation_peer, envelope, occurred_at)
   select s.event_id, u.developer_account_id, u.platform_channel_id, case s.status ${CASES} end, cv.peer_id,
-    jsonb_build_object('id', s.event_id, 'event', case s.status ${CASES} end, 'developer_account_id', u.developer_account_id,
-      'platform_channel_id', u.platform_channel_id, 'occurred_at', now()::text, 'api_version', '${API_VERSION}',
-      'data', jsonb_build_object('message_id', u.id, 'conversation_id', u.conversation_id, 'peer_id', coalesce(cv.peer_id, ''),
-        'direction', u.direction, 'source', u.source, 'type', u.type, 'text', u.text, 'has_media', u.media_id is not null,
-        'media_id', u.media_id, 'status', s.status, 'meta_message_id', u.meta_message_id, 'error', s.envelope)),
+    ${envelopeSql({
+  id: "s.event_id",
+  event: `case s.status ${CASES} end`,
+  account: "u.developer_account_id",
+  channel: "u.platform_channel_id",
+  occurredAt: "now()",
+  data: jsonObjectSql(`u.id as message_id, u.conversation_id as conversation_id, coalesce(cv.peer_id, '') as peer_id,
+    u.direction as direction, u.source as source, u.type as type, u.text as text, u.media_id is not null as has_media,
+    u.media_id as media_id, s.status as status, u.meta_message_id as meta_message_id, s.envelope as error`)
+})},
     now()
   from steps s join up u on u.id = s.message_id left join conversations cv on cv.id = u.conversation_id
   where s.status in (${VALUES})

@@ -1,8 +1,9 @@
 import { SqlClient, SqlError } from "@effect/sql"
-import { API_VERSION, PLAN_LIMITS, PlanNames } from "@platform/shared"
+import { PLAN_LIMITS, PlanNames } from "@platform/shared"
 import { Cause, Clock, Duration, Effect, Exit, Option, Queue } from "effect"
 import { createHash } from "node:crypto"
 import { dedicatedSession, PgPool, poolQuery, scopedPool } from "../db/client.js"
+import { envelopeSql, jsonObjectSql } from "../domain/events.js"
 import { currentPeriod } from "../domain/usage.js"
 import { groupsOf, isBatchable, MAX_BATCH, mergePlans, shares } from "./batch.js"
 import type { InboundPlan } from "./plan.js"
@@ -53,11 +54,11 @@ const planLimits = `(values ${
 const active = (alias: string) =>
   `exists (select 1 from platform_channels c where c.id = ${alias}.channel_id and c.is_active and c.inbound_enabled)`
 
-const envelope = (id: string, type: string, account: string, channel: string, data: string) =>
-  `jsonb_build_object('id', ${id}, 'event', ${type}, 'developer_account_id', ${account}, 'platform_channel_id', ${channel}, 'occurred_at', :now::text, 'api_version', '${API_VERSION}', 'data', ${data})`
-
 const messageData = (m: string, peer: string, extra = "") =>
-  `jsonb_build_object('message_id', ${m}.id, 'conversation_id', ${m}.conversation_id, 'peer_id', ${peer}, 'direction', ${m}.direction, 'source', ${m}.source, 'type', ${m}.type, 'text', ${m}.text, 'has_media', ${m}.media_id is not null, 'media_id', ${m}.media_id, 'status', ${m}.status, 'meta_message_id', ${m}.meta_message_id${extra})`
+  jsonObjectSql(`${m}.id as message_id, ${m}.conversation_id as conversation_id, ${peer} as peer_id,
+    ${m}.direction as direction, ${m}.source as source, ${m}.type as type, ${m}.text as text,
+    ${m}.media_id is not null as has_media, ${m}.media_id as media_id, ${m}.status as status,
+    ${m}.meta_message_id as meta_message_id${extra}`)
 
 /*
  * The quota part of the messages (SPEC §6.5, §8). Exact: the conditional upsert
@@ -209,8 +210,8 @@ m_conv_up as (
     events.push(`
   select 0 as g, 0 as o, c.conv_evt as event_id, u.developer_account_id as account_id, u.platform_channel_id as channel_id,
     'conversation.created' as event_type, null::text as peer,
-    jsonb_build_object('conversation_id', u.id, 'peer_id', u.peer_id, 'status', u.status,
-      'message_count', u.message_count, 'last_active_at', :now::text) as data
+    ${jsonObjectSql(`u.id as conversation_id, u.peer_id as peer_id, u.status as status,
+      u.message_count as message_count, :now::text as last_active_at`)} as data
   from m_conv_up u join m_conv c on c.conv_id = u.id where u.created_event_id = c.conv_evt`)
     events.push(`
   select 1, o.i, o.evt, o.account_id, o.channel_id,
@@ -222,7 +223,7 @@ m_conv_up as (
     const eventTypes = Object.entries(STATUS_EVENTS).map(([s, e]) => `when '${s}' then '${e}'`).join(" ")
     ctes.push(`
 s_in as (
-  select x.* from jsonb_to_recordset(:statuses::jsonb) as x(i int, channel_id bigint, mid text, status text, envelope jsonb, evt text)
+  select x.* from json_to_recordset(:statuses::json) as x(i int, channel_id bigint, mid text, status text, envelope json, evt text)
   where ${active("x")}
 ),
 s_best as (
@@ -230,7 +231,7 @@ s_best as (
   order by x.channel_id, x.mid, ${statusRankSql("x.status")} desc, x.i desc
 ),
 s_up as (
-  update messages m set status = s.status, status_updated_at = now(), error = coalesce(s.envelope, m.error)
+  update messages m set status = s.status, status_updated_at = now(), error = coalesce(s.envelope::jsonb, m.error)
   from s_best s
   where m.platform_channel_id = s.channel_id and m.meta_message_id = s.mid and m.direction = 'outbound'
     and ${statusRankSql("s.status")} > ${statusRankSql("m.status")}
@@ -255,7 +256,7 @@ s_park as (
     events.push(`
   select 2, u.i, u.evt, u.developer_account_id, u.platform_channel_id,
     case u.status ${eventTypes} end, cv.peer_id,
-    ${messageData("u", "coalesce(cv.peer_id, '')", ", 'error', u.envelope")}
+    ${messageData("u", "coalesce(cv.peer_id, '')", ", u.envelope as error")}
   from s_up u left join conversations cv on cv.id = u.conversation_id
   where u.status in (${Object.keys(STATUS_EVENTS).map((s) => `'${s}'`).join(", ")})`)
   }
@@ -284,9 +285,9 @@ t_up as (
 )`)
     events.push(`
   select 3, u.i, u.evt, u.developer_account_id, u.platform_channel_id, 'template.status_changed', null::text,
-    jsonb_build_object('template_id', u.id, 'name', u.name, 'language_code', u.language_code,
-      'previous_status', coalesce(u.previous_status, 'pending'), 'status', u.meta_status,
-      'meta_template_id', u.meta_template_id, 'rejection_reason', u.meta_rejection_reason)
+    ${jsonObjectSql(`u.id as template_id, u.name as name, u.language_code as language_code,
+      coalesce(u.previous_status, 'pending') as previous_status, u.meta_status as status,
+      u.meta_template_id as meta_template_id, u.meta_rejection_reason as rejection_reason`)}
   from t_up u`)
   }
 
@@ -306,7 +307,8 @@ ev as (
   insert into events (event_id, developer_account_id, platform_channel_id, event_type, conversation_peer, envelope,
     occurred_at, fanned_out_at)
   select e.event_id, e.account_id, e.channel_id, e.event_type, e.peer,
-    ${envelope("e.event_id", "e.event_type", "e.account_id", "e.channel_id", "e.data")}, :now::timestamptz,
+    ${envelopeSql({ id: "e.event_id", event: "e.event_type", account: "e.account_id", channel: "e.channel_id", occurredAt: ":now", data: "e.data" })},
+    :now::timestamptz,
     case when not exists (select 1 from webhook_subscriptions s
                           where s.developer_account_id = e.account_id and s.is_active and not s.is_paused)
          then :now::timestamptz end

@@ -6,6 +6,7 @@ import { DeliveryBuffer } from "../../src/delivery/buffer.js"
 import { Dispatcher } from "../../src/delivery/dispatcher.js"
 import { FanOut } from "../../src/delivery/fan-out.js"
 import { createAccount, createSubscription, deliveriesOf, TestEngine, writeMessageEvent } from "../support/delivery.js"
+import { ENVELOPE_KEYS } from "../support/envelope-form.js"
 import { type Received, startReceiver } from "../support/receiver.js"
 
 const headersOf = (r: Received): Record<string, string> =>
@@ -61,6 +62,9 @@ layer(TestEngine)("buffering (SPEC §6.4)", (it) => {
         expect(yield* Effect.promise(() => octokitVerify(sub.secret, body, h["x-platform-signature"]!))).toBe(true)
         expect(new Webhook(sub.secret).verify(body, h))
           .toHaveProperty("events")
+        // A batch is its events' stored texts, as a lone delivery would send each: compact, keys in order.
+        expect(JSON.stringify(JSON.parse(body))).toBe(body)
+        for (const e of JSON.parse(body).events) expect(Object.keys(e)).toEqual(ENVELOPE_KEYS)
       }
     }))
 

@@ -15,6 +15,7 @@ import {
   stripReservedHeaders
 } from "../../src/delivery/signer.js"
 import { createAccount, createSubscription, TestEngine, writeMessageEvent } from "../support/delivery.js"
+import { ENVELOPE_KEYS, formOf } from "../support/envelope-form.js"
 import { startReceiver, type Received } from "../support/receiver.js"
 
 interface Vectors {
@@ -83,9 +84,11 @@ layer(TestEngine, { excludeTestServices: true })("delivery signatures", (it) => 
       const body = r!.body.toString("utf8")
       expect(body).toContain(NON_ASCII)
       expect(JSON.parse(body)).toEqual(event.envelope)
-      expect(Object.keys(JSON.parse(body))).toEqual(
-        ["id", "event", "developer_account_id", "platform_channel_id", "occurred_at", "api_version", "data"]
-      )
+      // The bytes sent are the event's stored text, compact, keys in SPEC §6.2 order.
+      expect(formOf(body)).toMatchObject({ compact: true, keys: ENVELOPE_KEYS })
+      const [stored] = yield* (yield* SqlClient.SqlClient)<{ text: string }>`
+        select envelope::text as text from events where event_id = ${event.envelope.id}`
+      expect(body).toBe(stored!.text)
       const h = headersOf(r!)
       expect(h).toMatchObject({
         "content-type": "application/json",

@@ -19,14 +19,16 @@ import {
 import { baseUrl } from "../support/server.js"
 import { ParkedStatuses } from "../../src/inbound/parked.js"
 import { channelRoutesChanged } from "../../src/inbound/router.js"
+import { ENVELOPE_KEYS, formOf, MESSAGE_DATA_KEYS } from "../support/envelope-form.js"
 import { createChannel, postInbound, TestInbound } from "./support.js"
 
 const rows = <A extends object>(query: (sql: SqlClient.SqlClient) => Effect.Effect<ReadonlyArray<A>, unknown>) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) => Effect.orDie(query(sql)))
 
 const eventsOf = (accountId: number) =>
-  rows<{ event_type: string; envelope: any; conversation_peer: string | null }>((sql) => sql`
-    select event_type, envelope, conversation_peer from events where developer_account_id = ${accountId} order by id`)
+  rows<{ event_type: string; envelope: any; text: string; conversation_peer: string | null }>((sql) => sql`
+    select event_type, envelope, envelope::text as text, conversation_peer from events
+    where developer_account_id = ${accountId} order by id`)
 
 /** An outbound message as the send path stores it, for status callbacks to find. */
 const sentMessage = (channelId: number, accountId: number, peer: string) =>
@@ -123,6 +125,13 @@ layer(TestInbound(), { excludeTestServices: true })("/webhook/incoming", (it) =>
       expect(events[1]!.conversation_peer).toBe(peer)
       expect(events[0]!.envelope.data).toMatchObject({ conversation_id: conv.id, peer_id: peer, status: "active" })
       expect(events[0]!.conversation_peer).toBeNull()
+      // Stored as the bytes receivers get: compact, keys in SPEC §6.2 order.
+      expect(formOf(events[0]!.text)).toEqual({
+        compact: true,
+        keys: ENVELOPE_KEYS,
+        dataKeys: ["conversation_id", "peer_id", "status", "message_count", "last_active_at"]
+      })
+      expect(formOf(events[1]!.text)).toEqual({ compact: true, keys: ENVELOPE_KEYS, dataKeys: MESSAGE_DATA_KEYS })
     }))
 
   it.effect("U+0000 in a message (Postgres refuses it in jsonb) is stored as U+FFFD; the text \\u0000 stays as sent", () =>
@@ -226,6 +235,9 @@ layer(TestInbound(), { excludeTestServices: true })("/webhook/incoming", (it) =>
 
       const events = yield* eventsOf(ch.accountId)
       expect(events.map((e) => e.event_type)).toEqual(["message.read", "message.failed"])
+      for (const e of events) {
+        expect(formOf(e.text)).toEqual({ compact: true, keys: ENVELOPE_KEYS, dataKeys: [...MESSAGE_DATA_KEYS, "error"] })
+      }
       expect(events[0]!.envelope.data).toMatchObject({ status: "read", peer_id: peer, direction: "outbound", source: "api", meta_message_id: mid })
       expect(events[1]!.envelope.data.error).toEqual({
         error: "Message undeliverable",
@@ -411,6 +423,9 @@ layer(TestInbound(), { excludeTestServices: true })("/webhook/incoming", (it) =>
       const events = yield* eventsOf(ch.accountId)
       expect(events.map((e) => e.event_type)).toEqual(["message.delivered", "message.read"])
       expect(events[1]!.envelope.data).toMatchObject({ status: "read", peer_id: peer, meta_message_id: mid, direction: "outbound" })
+      for (const e of events) {
+        expect(formOf(e.text)).toEqual({ compact: true, keys: ENVELOPE_KEYS, dataKeys: [...MESSAGE_DATA_KEYS, "error"] })
+      }
       expect(yield* rows((sql) => sql`select 1 from parked_statuses where platform_channel_id = ${ch.channelId}`)).toEqual([])
       const again = yield* Effect.provide(Effect.flatMap(ParkedStatuses, (p) => p.sweepOnce), ParkedStatuses.Default)
       expect(again).toEqual({ expired: 0, applied: 0, events: 0 })

@@ -2,6 +2,7 @@ import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { SANDBOX_MAGIC_RECIPIENTS } from "../../src/upstream/sandbox/magic.js"
 import { SandboxState } from "../../src/upstream/sandbox/state.js"
+import { ENVELOPE_KEYS, formOf, MESSAGE_DATA_KEYS } from "../support/envelope-form.js"
 import { MessagingTestServer, request, sandboxSends, send, type Setup, setup, sql } from "./support.js"
 
 let ready: Setup | undefined
@@ -9,8 +10,9 @@ const ctx = Effect.suspend(() => (ready ? Effect.succeed(ready) : setup("effects
 
 const eventsOf = (accountId: number, type: string) =>
   Effect.flatMap(sql, (q) =>
-    q<{ envelope: any; conversation_peer: string | null }>`
-      select envelope, conversation_peer from events where developer_account_id = ${accountId} and event_type = ${type} order by id`)
+    q<{ envelope: any; text: string; conversation_peer: string | null }>`
+      select envelope, envelope::text as text, conversation_peer from events
+      where developer_account_id = ${accountId} and event_type = ${type} order by id`)
 
 // Status callbacks are held back (10 min) so the recorded status is the send's own.
 layer(MessagingTestServer({ SANDBOX_CALLBACK_DELAY_MS: "600000" }), { timeout: 120_000, excludeTestServices: true })("effects of a send", (it) => {
@@ -55,6 +57,8 @@ layer(MessagingTestServer({ SANDBOX_CALLBACK_DELAY_MS: "600000" }), { timeout: 1
         data: { message_id: messages[0].id, conversation_id: conversation.id, direction: "outbound", source: "api", type: "text", status: "sent", has_media: false }
       })
       expect(mine[1]!.envelope.data).toMatchObject({ has_media: true, media_id: "1037543291543636" })
+      // Stored as the bytes receivers get: compact, keys in SPEC §6.2 order.
+      for (const e of mine) expect(formOf(e.text)).toEqual({ compact: true, keys: ENVELOPE_KEYS, dataKeys: MESSAGE_DATA_KEYS })
       expect(yield* eventsOf(s.dev.accountId, "conversation.created")).toHaveLength(0)
     }))
 

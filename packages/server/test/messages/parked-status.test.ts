@@ -6,6 +6,7 @@ import { Secrets } from "../../src/crypto/secrets.js"
 import { createKey, signup } from "../auth/support.js"
 import { GRAPH, VERSION } from "../fixtures/meta/index.js"
 import { inboundText, signedBody, statusCallback, wamid } from "../fixtures/meta/inbound.js"
+import { ENVELOPE_KEYS, formOf, MESSAGE_DATA_KEYS } from "../support/envelope-form.js"
 import { baseUrl } from "../support/server.js"
 import { MessagingTestServer, send, sql } from "./support.js"
 
@@ -49,8 +50,8 @@ const answerWith = (id: string, waId: string, before: () => Promise<void> = asyn
 
 const eventsFor = (accountId: number, mid: string) =>
   Effect.flatMap(sql, (q) =>
-    q<{ event_type: string; envelope: any }>`
-      select event_type, envelope from events
+    q<{ event_type: string; envelope: any; text: string }>`
+      select event_type, envelope, envelope::text as text from events
       where developer_account_id = ${accountId} and envelope->'data'->>'meta_message_id' = ${mid} order by id`)
 
 layer(MessagingTestServer({ UPSTREAM: "meta", META_GRAPH_URL: GRAPH, META_GRAPH_VERSION: VERSION }), {
@@ -101,6 +102,11 @@ layer(MessagingTestServer({ UPSTREAM: "meta", META_GRAPH_URL: GRAPH, META_GRAPH_
       const events = yield* eventsFor(s.dev.accountId, mid)
       expect(events.map((e) => e.event_type)).toEqual(["message.sent", "message.failed"])
       expect(events[1]!.envelope.data.error).toMatchObject({ meta_code: 131026 })
+      // The parked error goes into the event as it came: the envelope stays compact.
+      expect(events.map((e) => formOf(e.text))).toEqual([
+        { compact: true, keys: ENVELOPE_KEYS, dataKeys: MESSAGE_DATA_KEYS },
+        { compact: true, keys: ENVELOPE_KEYS, dataKeys: [...MESSAGE_DATA_KEYS, "error"] }
+      ])
     }))
 
   it.effect("an expired parked status is dropped, not applied", () =>

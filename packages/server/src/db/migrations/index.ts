@@ -7,6 +7,7 @@ import eventOutbox from "./0007_event_outbox.js"
 import attemptCounts from "./0008_attempt_counts.js"
 import deliveryIndexes from "./0009_delivery_indexes.js"
 import envelopeByEvent from "./0010_envelope_by_event.js"
+import envelopeText from "./0011_envelope_text.js"
 
 /** Migrations imported statically (not read from disk) so the bundled server carries them. */
 export const migrations = {
@@ -18,5 +19,6 @@ export const migrations = {
   "0007_event_outbox": eventOutbox,
   "0008_attempt_counts": attemptCounts,
   "0009_delivery_indexes": deliveryIndexes,
-  "0010_envelope_by_event": envelopeByEvent
+  "0010_envelope_by_event": envelopeByEvent,
+  "0011_envelope_text": envelopeText
 }
