@@ -51,6 +51,28 @@ export const envelopeSql = (e: {
     ${e.channel}::bigint as platform_channel_id, ${e.occurredAt}::text as occurred_at,
     '${API_VERSION}'::text as api_version, ${e.data}::json as data`)
 
+/**
+ * SQL: the data of a message.* event, its fields in SPEC §6.2 order (status events
+ * add `error`). Each argument is an SQL expression over the writer's rows.
+ */
+export const messageDataSql = (m: {
+  readonly id: string
+  readonly conversationId: string
+  readonly peer: string
+  readonly direction: string
+  readonly source: string
+  readonly type: string
+  readonly text: string
+  readonly mediaId: string
+  readonly status: string
+  readonly metaMessageId: string
+  readonly error?: string
+}): string =>
+  jsonObjectSql(`${m.id}::bigint as message_id, ${m.conversationId}::bigint as conversation_id, ${m.peer}::text as peer_id,
+    ${m.direction}::text as direction, ${m.source}::text as source, ${m.type}::text as type, ${m.text}::text as text,
+    ${m.mediaId} is not null as has_media, ${m.mediaId}::text as media_id, ${m.status}::text as status,
+    ${m.metaMessageId}::text as meta_message_id${m.error === undefined ? "" : `, ${m.error}::json as error`}`)
+
 export interface EventInput<E extends EventType> {
   readonly event: E
   readonly developer_account_id: number

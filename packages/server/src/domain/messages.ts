@@ -18,7 +18,7 @@ import { socialSupports } from "../upstream/message-payload.js"
 import { Upstream } from "../upstream/upstream.js"
 import { STATUS_EVENTS, STATUS_RANK, statusRankSql } from "../inbound/statuses.js"
 import { ChannelCredentialsCache, type UsableChannel } from "./channel-credentials.js"
-import { envelopeSql, jsonObjectSql, newEventId } from "./events.js"
+import { envelopeSql, messageDataSql, newEventId } from "./events.js"
 import { Idempotency, requestHash, type StoredResponse } from "./idempotency.js"
 import { checkTemplateParameters, type StoredTemplate } from "./template-parameters.js"
 import { Usage } from "./usage.js"
@@ -96,18 +96,27 @@ const STATUS_EVENT_CASES = Object.entries(STATUS_EVENTS).map(([s, e]) => `when '
 const STATUS_EVENT_VALUES = Object.keys(STATUS_EVENTS).map((s) => `'${s}'`).join(", ")
 
 /** The data of a send's events (the send's `p`, its message `msg`, the event `e`): status ones add `error`. */
-const SENT_EVENT_DATA = (extra: string) =>
-  jsonObjectSql(`msg.id as message_id, msg.conversation_id as conversation_id, p.peer as peer_id,
-    'outbound'::text as direction, 'api'::text as source, p.type as type, p.text as text,
-    p.media_id is not null as has_media, p.media_id as media_id, e.status as status,
-    p.meta_message_id as meta_message_id${extra}`)
+const SENT_EVENT_DATA = (error?: string) =>
+  messageDataSql({
+    id: "msg.id",
+    conversationId: "msg.conversation_id",
+    peer: "p.peer",
+    direction: "'outbound'",
+    source: "'api'",
+    type: "p.type",
+    text: "p.text",
+    mediaId: "p.media_id",
+    status: "e.status",
+    metaMessageId: "p.meta_message_id",
+    ...(error === undefined ? {} : { error })
+  })
 const SENT_EVENT_ENVELOPE = envelopeSql({
   id: "e.event_id",
   event: "e.event_type",
   account: "p.account_id",
   channel: "p.channel_id",
   occurredAt: "p.occurred_at",
-  data: `case when e.g = 0 then ${SENT_EVENT_DATA("")} else ${SENT_EVENT_DATA(", e.error as error")} end`
+  data: `case when e.g = 0 then ${SENT_EVENT_DATA()} else ${SENT_EVENT_DATA("e.error")} end`
 })
 
 /**

@@ -1,10 +1,32 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
 import { DeliveryWakeup } from "../delivery/wakeup.js"
-import { envelopeSql, jsonObjectSql } from "../domain/events.js"
+import { envelopeSql, messageDataSql } from "../domain/events.js"
 import { STATUS_EVENTS, statusRankSql } from "./statuses.js"
 
 const CASES = Object.entries(STATUS_EVENTS).map(([s, e]) => `when '${s}' then '${e}'`).join(" ")
+
+/** The event of an applied status (`s`, the parked row) of its message (`u`): the status's error goes in as it came. */
+const PARKED_EVENT_ENVELOPE = envelopeSql({
+  id: "s.event_id",
+  event: `case s.status ${CASES} end`,
+  account: "u.developer_account_id",
+  channel: "u.platform_channel_id",
+  occurredAt: "now()",
+  data: messageDataSql({
+    id: "u.id",
+    conversationId: "u.conversation_id",
+    peer: "coalesce(cv.peer_id, '')",
+    direction: "u.direction",
+    source: "u.source",
+    type: "u.type",
+    text: "u.text",
+    mediaId: "u.media_id",
+    status: "s.status",
+    metaMessageId: "u.meta_message_id",
+    error: "s.envelope"
+  })
+})
 const VALUES = Object.keys(STATUS_EVENTS).map((s) => `'${s}'`).join(", ")
 
 /*
@@ -44,16 +66,7 @@ up as (
 ev as (
   insert into events (event_id, developer_account_id, platform_channel_id, event_type, conversation_peer, envelope, occurred_at)
   select s.event_id, u.developer_account_id, u.platform_channel_id, case s.status ${CASES} end, cv.peer_id,
-    ${envelopeSql({
-  id: "s.event_id",
-  event: `case s.status ${CASES} end`,
-  account: "u.developer_account_id",
-  channel: "u.platform_channel_id",
-  occurredAt: "now()",
-  data: jsonObjectSql(`u.id as message_id, u.conversation_id as conversation_id, coalesce(cv.peer_id, '') as peer_id,
-    u.direction as direction, u.source as source, u.type as type, u.text as text, u.media_id is not null as has_media,
-    u.media_id as media_id, s.status as status, u.meta_message_id as meta_message_id, s.envelope as error`)
-})},
+    ${PARKED_EVENT_ENVELOPE},
     now()
   from steps s join up u on u.id = s.message_id left join conversations cv on cv.id = u.conversation_id
   where s.status in (${VALUES})

@@ -3,7 +3,7 @@ import { PLAN_LIMITS, PlanNames } from "@platform/shared"
 import { Cause, Clock, Duration, Effect, Exit, Option, Queue } from "effect"
 import { createHash } from "node:crypto"
 import { dedicatedSession, PgPool, poolQuery, scopedPool } from "../db/client.js"
-import { envelopeSql, jsonObjectSql } from "../domain/events.js"
+import { envelopeSql, jsonObjectSql, messageDataSql } from "../domain/events.js"
 import { currentPeriod } from "../domain/usage.js"
 import { groupsOf, isBatchable, MAX_BATCH, mergePlans, shares } from "./batch.js"
 import type { InboundPlan } from "./plan.js"
@@ -54,11 +54,21 @@ const planLimits = `(values ${
 const active = (alias: string) =>
   `exists (select 1 from platform_channels c where c.id = ${alias}.channel_id and c.is_active and c.inbound_enabled)`
 
-const messageData = (m: string, peer: string, extra = "") =>
-  jsonObjectSql(`${m}.id as message_id, ${m}.conversation_id as conversation_id, ${peer} as peer_id,
-    ${m}.direction as direction, ${m}.source as source, ${m}.type as type, ${m}.text as text,
-    ${m}.media_id is not null as has_media, ${m}.media_id as media_id, ${m}.status as status,
-    ${m}.meta_message_id as meta_message_id${extra}`)
+/** The data of a message.* event of the message row `m` (an `error` for status events). */
+const messageData = (m: string, peer: string, error?: string) =>
+  messageDataSql({
+    id: `${m}.id`,
+    conversationId: `${m}.conversation_id`,
+    peer,
+    direction: `${m}.direction`,
+    source: `${m}.source`,
+    type: `${m}.type`,
+    text: `${m}.text`,
+    mediaId: `${m}.media_id`,
+    status: `${m}.status`,
+    metaMessageId: `${m}.meta_message_id`,
+    ...(error === undefined ? {} : { error })
+  })
 
 /*
  * The quota part of the messages (SPEC §6.5, §8). Exact: the conditional upsert
@@ -256,7 +266,7 @@ s_park as (
     events.push(`
   select 2, u.i, u.evt, u.developer_account_id, u.platform_channel_id,
     case u.status ${eventTypes} end, cv.peer_id,
-    ${messageData("u", "coalesce(cv.peer_id, '')", ", u.envelope as error")}
+    ${messageData("u", "coalesce(cv.peer_id, '')", "u.envelope")}
   from s_up u left join conversations cv on cv.id = u.conversation_id
   where u.status in (${Object.keys(STATUS_EVENTS).map((s) => `'${s}'`).join(", ")})`)
   }
