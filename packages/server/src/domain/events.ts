@@ -66,7 +66,8 @@ export const messageDataSql = (m: {
   readonly mediaId: string
   readonly status: string
   readonly metaMessageId: string
-  readonly error?: string
+  /** Status events only. */
+  readonly error?: string | undefined
 }): string =>
   jsonObjectSql(`${m.id}::bigint as message_id, ${m.conversationId}::bigint as conversation_id, ${m.peer}::text as peer_id,
     ${m.direction}::text as direction, ${m.source}::text as source, ${m.type}::text as type, ${m.text}::text as text,

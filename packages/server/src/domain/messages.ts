@@ -108,7 +108,7 @@ const SENT_EVENT_DATA = (error?: string) =>
     mediaId: "p.media_id",
     status: "e.status",
     metaMessageId: "p.meta_message_id",
-    ...(error === undefined ? {} : { error })
+    error
   })
 const SENT_EVENT_ENVELOPE = envelopeSql({
   id: "e.event_id",

@@ -67,7 +67,7 @@ const messageData = (m: string, peer: string, error?: string) =>
     mediaId: `${m}.media_id`,
     status: `${m}.status`,
     metaMessageId: `${m}.meta_message_id`,
-    ...(error === undefined ? {} : { error })
+    error
   })
 
 /*
