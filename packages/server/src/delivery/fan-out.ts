@@ -2,6 +2,7 @@ import { CATCH_ALL_EXCLUDED_EVENT_TYPES } from "@platform/shared"
 import { Clock, Duration, Effect } from "effect"
 import { type ClaimedRow, SUBSCRIPTION_VERSION } from "./claims.js"
 import { EngineSql } from "./engine-sql.js"
+import { deliveryEnvelope } from "./envelope.js"
 import { DeliveryWakeup } from "./wakeup.js"
 
 /** Fan-out is serialized across processes so delivery ids follow event ids (per-peer order). */
@@ -106,13 +107,16 @@ export class FanOut extends Effect.Service<FanOut>()("@platform/server/FanOut", 
             from nb
           ) x
           order by id, subscription_id
-          returning id, subscription_id, event_id, event_type, conversation_peer, attempts, status
+          returning id, subscription_id, event_id, event_type, conversation_peer, attempts, status, envelope
         ),
+        -- The envelope by the event's unique event_id, not by a join with ev: planned
+        -- generically (engine-sql.ts), that join was a nested loop comparing every
+        -- row of the batch with every event of it.
         claimed as (
-          select i.id, i.subscription_id, i.event_id, i.event_type, i.conversation_peer, i.attempts, ev.envelope::text as envelope,
+          select i.id, i.subscription_id, i.event_id, i.event_type, i.conversation_peer, i.attempts,
+                 ${sql.literal(deliveryEnvelope("i"))}::text as envelope,
                  ${sql.literal(SUBSCRIPTION_VERSION)} as sub_version
           from ins i
-          join ev on ev.event_id = i.event_id
           join webhook_subscriptions s on s.id = i.subscription_id
           where i.status = 'delivering'
         ),

@@ -80,7 +80,11 @@ export const makeRecord = ({ prepared, sql }: EngineSqlShape, autoPause: AutoPau
             delivered_at = case when o.ok then ${now}::timestamptz else d.delivered_at end,
             updated_at = ${now}
           from o
-          where d.id = o.id and d.status = 'delivering' and d.delivering_since = o.lease
+          -- By primary key only (= any of an array; "is true" keeps the lease index out,
+          -- as in claims.ts): planned generically (engine-sql.ts), this walked every row
+          -- in flight through the lease index and hashed them.
+          where d.id = any(array(select id from o)) and d.id = o.id
+            and (d.status = 'delivering') is true and d.delivering_since = o.lease
           returning d.id, d.subscription_id, d.developer_account_id, d.conversation_peer, d.attempts, d.status,
                     o.ok, o.response_status, o.latency, o.error, o.gone
         ),
