@@ -42,6 +42,24 @@ layer(TestEngine)("recording outcomes", (it) => {
       expect(held!.delivering_since.getTime()).toBe(at.getTime())
     }))
 
+  it.effect("an outcome under a lease the row no longer holds is not recorded; the batch's others are", () =>
+    Effect.gen(function*() {
+      const record = makeRecord(yield* EngineSql, yield* AutoPause)
+      const stale = yield* conversation
+      const current = yield* conversation
+      // The row was claimed again after `earlier` expired: that POST's outcome comes too late.
+      const earlier = new Date(lease.getTime() - 60_000)
+      yield* record([
+        { row: stale.first, outcome: answered(200), claimedAt: earlier },
+        { row: current.first, outcome: answered(200), claimedAt: lease }
+      ], 0, at)
+      const [held] = yield* deliveriesOf(stale.sub.id)
+      expect(held).toMatchObject({ status: "delivering", attempts: 0, delivered_at: null })
+      const [done] = yield* deliveriesOf(current.sub.id)
+      expect(done).toMatchObject({ status: "delivered", attempts: 1 })
+      expect(done!.delivered_at!.getTime()).toBe(at.getTime())
+    }))
+
   it.effect("a failed row keeps its conversation waiting, and no turn is taken without a slot", () =>
     Effect.gen(function*() {
       const record = makeRecord(yield* EngineSql, yield* AutoPause)
