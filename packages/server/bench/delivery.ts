@@ -15,8 +15,9 @@
  * Env: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test; a scratch database is
  * created beside it and dropped), BENCH_EVENTS (20000), BENCH_SECONDS (10, latency phase);
  * diagnostics: BENCH_STAGES=1 (latency by stage; CPU per event by process and WAL bytes per event), BENCH_SQL_STATS=1 (pg_stat_statements of the
- * D and O runs), BENCH_CPU_PROFILE=<file> and BENCH_HEAP_PROFILE=<file> (this process's CPU
- * and allocation profiles of the D and O runs: <file>.D.cpuprofile, <file>.O.heapprofile, ...),
+ * D and O runs), BENCH_CPU_PROFILE=<file> (this process's CPU profiles of the E, D and O runs:
+ * <file>.E.cpuprofile, <file>.D.cpuprofile, ...) and BENCH_HEAP_PROFILE=<file> (its allocation
+ * profiles of the D and O runs: <file>.D.heapprofile, ...),
  * BENCH_E_SAFEFETCH=1 (also E0: safeFetch from Effect fibers, how E was measured before).
  */
 import { SqlClient } from "@effect/sql"
@@ -344,7 +345,10 @@ const main = Effect.gen(function*() {
   const rounds: Array<{ readonly E: number; readonly D: number; readonly O: number }> = []
   for (let round = 1; round <= ROUNDS; round++) {
     const suffix = ROUNDS > 1 ? `${round}` : ""
+    const eProfile = process.env.BENCH_CPU_PROFILE?.replace(/(\.cpuprofile)?$/, `.E${suffix}.cpuprofile`)
+    if (eProfile) yield* Effect.promise(() => startProfile())
     const E = yield* measureE(5000)
+    if (eProfile) yield* Effect.promise(() => stopProfile(eProfile))
     const D = yield* diagnosed(`D${suffix}`, throughput(null))
     const O = yield* diagnosed(`O${suffix}`, throughput(CONVERSATIONS))
     rounds.push({ E, D, O })

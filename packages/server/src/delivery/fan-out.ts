@@ -2,7 +2,6 @@ import { CATCH_ALL_EXCLUDED_EVENT_TYPES } from "@platform/shared"
 import { Clock, Duration, Effect } from "effect"
 import { type ClaimedRow, SUBSCRIPTION_VERSION } from "./claims.js"
 import { EngineSql } from "./engine-sql.js"
-import { deliveryEnvelope } from "./envelope.js"
 import { DeliveryWakeup } from "./wakeup.js"
 
 /** Fan-out is serialized across processes so delivery ids follow event ids (per-peer order). */
@@ -74,7 +73,8 @@ export class FanOut extends Effect.Service<FanOut>()("@platform/server/FanOut", 
           where e.id = any(array(select event_row from taken))
         ),
         m as (
-          select ev.*, s.id as subscription_id, s.buffer_window_seconds is not null as buffered
+          select ev.*, s.id as subscription_id, s.buffer_window_seconds is not null as buffered,
+                 ${sql.literal(SUBSCRIPTION_VERSION)} as sub_version
           from ev
           join webhook_subscriptions s
             on s.developer_account_id = ev.developer_account_id
@@ -90,46 +90,49 @@ export class FanOut extends Effect.Service<FanOut>()("@platform/server/FanOut", 
           select m.*, case when m.event_type like 'message.%' then m.conversation_peer end as peer
           from m where not buffered
         ),
-        -- Rows with no conversation to wait for may be inserted already claimed by
-        -- the dispatcher of this process (up to the POST slots it reserved): they
-        -- are committed before any POST, and their lease covers a crash. The
-        -- envelope stays in the event row (envelope.ts, deliveryEnvelope).
-        ins as (
-          insert into webhook_deliveries
-            (subscription_id, developer_account_id, platform_channel_id, event_id, event_type, conversation_peer,
-             next_retry_at, status, delivering_since, created_at, updated_at)
-          select subscription_id, developer_account_id, platform_channel_id, event_id, event_type, peer,
-                 ${now}, case when direct then 'delivering' else 'pending' end,
-                 case when direct then ${now}::timestamptz end, ${now}, ${now}
+        -- The rows to insert, their ids taken here (after the sort: Postgres evaluates a
+        -- volatile output column after ORDER BY), so that the rows inserted claimed are
+        -- returned from here with their event's envelope and their subscription's
+        -- version, without reading either again. Rows with no conversation to wait for
+        -- may be inserted already claimed by the dispatcher of this process (up to the
+        -- POST slots it reserved): they are committed before any POST, and their lease
+        -- covers a crash. The envelope stays in the event row (envelope.ts).
+        x as (
+          select nextval((select pg_get_serial_sequence('webhook_deliveries', 'id'))) as delivery_id, y.*
           from (
             select nb.*, peer is null and row_number() over (partition by peer is null order by id, subscription_id)
                                           <= ${reserved} as direct
             from nb
-          ) x
-          order by id, subscription_id
-          returning id, subscription_id, event_id, event_type, conversation_peer, attempts, status, envelope
+          ) y
+          order by y.id, y.subscription_id
         ),
-        -- The envelope by the event's unique event_id, not by a join with ev: planned
-        -- generically (engine-sql.ts), that join was a nested loop comparing every
-        -- row of the batch with every event of it.
+        ins as (
+          insert into webhook_deliveries
+            (id, subscription_id, developer_account_id, platform_channel_id, event_id, event_type, conversation_peer,
+             next_retry_at, status, delivering_since, created_at, updated_at)
+          overriding system value
+          select delivery_id, subscription_id, developer_account_id, platform_channel_id, event_id, event_type, peer,
+                 ${now}, case when direct then 'delivering' else 'pending' end,
+                 case when direct then ${now}::timestamptz end, ${now}, ${now}
+          from x
+          order by delivery_id
+        ),
         claimed as (
-          select i.id, i.subscription_id, i.event_id, i.event_type, i.conversation_peer, i.attempts,
-                 ${sql.literal(deliveryEnvelope("i"))}::text as envelope,
-                 ${sql.literal(SUBSCRIPTION_VERSION)} as sub_version
-          from ins i
-          join webhook_subscriptions s on s.id = i.subscription_id
-          where i.status = 'delivering'
+          select x.delivery_id as id, x.subscription_id, x.event_id, x.event_type, x.peer as conversation_peer,
+                 0 as attempts, x.envelope::text as envelope, x.sub_version
+          from x
+          where x.direct
         ),
         -- Conversations this batch opens (no open row before it, as of this statement's
-        -- snapshot): the dispatcher of this process probes their first row. Only a hint;
-        -- the claim checks the order itself.
+        -- snapshot, which does not show the rows inserted here): the dispatcher of this
+        -- process probes their first row. Only a hint; the claim checks the order itself.
         opened as (
-          select distinct i.subscription_id, i.conversation_peer as peer
-          from ins i
-          where i.status = 'pending' and i.conversation_peer is not null
+          select distinct x.subscription_id, x.peer
+          from x
+          where not x.direct and x.peer is not null
             and not exists (
               select 1 from webhook_deliveries p
-              where p.subscription_id = i.subscription_id and p.conversation_peer = i.conversation_peer
+              where p.subscription_id = x.subscription_id and p.conversation_peer = x.peer
                 and p.status in ('pending', 'delivering')
             )
         ),
@@ -143,7 +146,7 @@ export class FanOut extends Effect.Service<FanOut>()("@platform/server/FanOut", 
         )
         select n.events, n.deliveries, n.buffered, n.unordered, o.opened_subscriptions, o.opened_peers, c.*
         from (select (select count(*) from ev)::int as events,
-                     (select count(*) from ins)::int as deliveries,
+                     (select count(*) from x)::int as deliveries,
                      (select count(*) from buf)::int as buffered,
                      (select count(*) from nb where peer is null)::int as unordered) n
         cross join (select array_agg(subscription_id order by subscription_id, peer) as opened_subscriptions,

@@ -95,6 +95,55 @@ layer(TestEngine)("fan-out and this process's dispatcher", (it) => {
       expect(rows.every((r) => r.status === "delivering")).toBe(true)
     }))
 
+  it.scoped("rows handed over claimed are the stored rows with their event's envelope; ids follow event, then subscription", () =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const { accountId, channelId } = yield* createAccount()
+      const first = yield* createSubscription({ accountId, url: "http://127.0.0.1:9/hook" })
+      const second = yield* createSubscription({ accountId, url: "http://127.0.0.1:9/other" })
+      for (let i = 0; i < 4; i++) yield* writeUnorderedEvent(accountId, channelId, `Olá ${i} ✓`)
+      const fake = fakeDispatcher(5)
+      yield* (yield* DeliveryWakeup).registerDirect(fake.dispatch)
+
+      expect(yield* (yield* FanOut).drain(500)).toBe(4)
+      const stored = yield* sql<{
+        id: number
+        subscription_id: number
+        event_id: string
+        event_type: string
+        status: string
+        envelope: string
+        version: number
+      }>`select d.id, d.subscription_id, d.event_id, d.event_type, d.status, e.envelope::text as envelope,
+                (extract(epoch from s.updated_at) * 1000000)::int8 as version
+         from webhook_deliveries d join events e on e.event_id = d.event_id
+         join webhook_subscriptions s on s.id = d.subscription_id
+         where d.subscription_id in (${first.id}, ${second.id}) order by d.id`
+      // Ascending ids: each event's rows in subscription order, event after event.
+      expect(stored.map((r) => r.subscription_id)).toEqual([first.id, second.id, first.id, second.id, first.id, second.id,
+        first.id, second.id])
+      expect(stored.map((r) => JSON.parse(r.envelope).data.text)).toEqual(
+        ["Olá 0 ✓", "Olá 0 ✓", "Olá 1 ✓", "Olá 1 ✓", "Olá 2 ✓", "Olá 2 ✓", "Olá 3 ✓", "Olá 3 ✓"]
+      )
+      // Room for 5: the first 5 rows by id are handed over claimed, each with what sending it
+      // needs; the other 3 wait pending.
+      expect(fake.started.map((r) => r.id)).toEqual(stored.slice(0, 5).map((r) => r.id))
+      expect(stored.map((r) => r.status)).toEqual([...Array(5).fill("delivering"), ...Array(3).fill("pending")])
+      for (const row of fake.started) {
+        const own = stored.find((r) => r.id === row.id)!
+        expect(row).toMatchObject({
+          id: own.id,
+          subscription_id: own.subscription_id,
+          event_id: own.event_id,
+          event_type: own.event_type,
+          conversation_peer: null,
+          attempts: 0,
+          envelope: own.envelope,
+          sub_version: own.version
+        })
+      }
+    }))
+
   it.scoped("a stalled dispatcher does not hold fan-out back: the rows it has no room for are inserted pending", () =>
     Effect.gen(function*() {
       const { accountId, channelId } = yield* createAccount()
