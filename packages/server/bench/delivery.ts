@@ -14,7 +14,8 @@
  * the median of the rounds' own ratios (every round is printed).
  * Env: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test; a scratch database is
  * created beside it and dropped), BENCH_EVENTS (20000), BENCH_SECONDS (10, latency phase);
- * diagnostics: BENCH_STAGES=1 (latency by stage; CPU per event by process and WAL bytes per event), BENCH_SQL_STATS=1 (pg_stat_statements of the
+ * diagnostics: BENCH_STAGES=1 (latency by stage; CPU per event by process and WAL bytes per event; the share of
+ * the time this process's main thread ran and waited for a CPU), BENCH_SQL_STATS=1 (pg_stat_statements of the
  * D and O runs), BENCH_CPU_PROFILE=<file> (this process's CPU profiles of the E, D and O runs:
  * <file>.E.cpuprofile, <file>.D.cpuprofile, ...) and BENCH_HEAP_PROFILE=<file> (its allocation
  * profiles of the D and O runs: <file>.D.heapprofile, ...),
@@ -142,6 +143,25 @@ const cpuOf = async (pid: number) => {
   }
 }
 
+/**
+ * This process's main thread so far (Linux schedstat, seconds): time on a CPU, and time
+ * runnable but waiting for one (the other processes of the machine had both cores).
+ */
+const mainThread = async () => {
+  try {
+    const [run, wait] = (await readFile(`/proc/self/task/${process.pid}/schedstat`, "utf8")).split(" ").map(Number)
+    return { run: run! / 1e9, wait: wait! / 1e9, at: performance.now() / 1000 }
+  } catch {
+    return { run: NaN, wait: NaN, at: performance.now() / 1000 }
+  }
+}
+/** The share of wall time between two readings the main thread ran, and waited for a CPU. */
+const threadShares = (before: Awaited<ReturnType<typeof mainThread>>, after: Awaited<ReturnType<typeof mainThread>>) => {
+  const wall = after.at - before.at
+  const pct = (x: number) => `${Math.round((x / wall) * 100)}%`
+  return { running: pct(after.run - before.run), waiting_for_cpu: pct(after.wait - before.wait) }
+}
+
 /** CPU seconds of the whole machine so far (every core, not idle). */
 const machineCpu = async () => {
   const cpu = (await readFile("/proc/stat", "utf8")).split("\n")[0]!.trim().split(/\s+/).slice(1).map(Number)
@@ -179,12 +199,15 @@ const main = Effect.gen(function*() {
     const started = Date.now()
     const cpu = async () => [await cpuOf(process.pid), await cpuOf(receiver.pid), await machineCpu()]
     const before = yield* Effect.promise(cpu)
+    const threadBefore = yield* Effect.promise(mainThread)
     yield* Effect.promise(() => Promise.all(Array.from({ length: 128 }, worker)))
+    const threadAfter = yield* Effect.promise(mainThread)
     const after = yield* Effect.promise(cpu)
     yield* receipts
     if (process.env.BENCH_STAGES) {
       const perRequest = (i: number) => `${Math.round(((after[i]! - before[i]!) / count) * 1e6)} µs`
       console.log("CPU per request during E:", { bench: perRequest(0), receiver: perRequest(1), machine: perRequest(2) })
+      console.log("main thread during E:", threadShares(threadBefore, threadAfter))
     }
     return count / ((Date.now() - started) / 1000)
   })
@@ -300,7 +323,9 @@ const main = Effect.gen(function*() {
       const walBefore = yield* walNow
       const pidsBefore = yield* backends
       const before = yield* cpuNow(pidsBefore)
+      const threadBefore = yield* Effect.promise(mainThread)
       const rate = yield* run
+      const threadAfter = yield* Effect.promise(mainThread)
       const after = yield* cpuNow([...new Set([...pidsBefore, ...(yield* backends)])])
       const walAfter = yield* walNow
       if (profile) yield* Effect.promise(() => stopProfile(profile))
@@ -322,6 +347,7 @@ const main = Effect.gen(function*() {
           machine: perEvent(after.machine - before.machine),
           wal: `${Math.round(walBytes / EVENTS)} bytes`
         })
+        console.log(`engine main thread during ${name}:`, threadShares(threadBefore, threadAfter))
       }
       if (process.env.BENCH_SQL_STATS) {
         const statements = yield* sql<Record<string, unknown>>`
