@@ -97,7 +97,7 @@ export class FanOut extends Effect.Service<FanOut>()("@platform/server/FanOut", 
         -- may be inserted already claimed by the dispatcher of this process (up to the
         -- POST slots it reserved): they are committed before any POST, and their lease
         -- covers a crash. The envelope stays in the event row (envelope.ts).
-        x as (
+        batch as (
           select nextval((select pg_get_serial_sequence('webhook_deliveries', 'id'))) as delivery_id, y.*
           from (
             select nb.*, peer is null and row_number() over (partition by peer is null order by id, subscription_id)
@@ -106,6 +106,7 @@ export class FanOut extends Effect.Service<FanOut>()("@platform/server/FanOut", 
           ) y
           order by y.id, y.subscription_id
         ),
+        -- Read by nothing, run all the same (a data-modifying CTE always runs to completion).
         ins as (
           insert into webhook_deliveries
             (id, subscription_id, developer_account_id, platform_channel_id, event_id, event_type, conversation_peer,
@@ -114,25 +115,25 @@ export class FanOut extends Effect.Service<FanOut>()("@platform/server/FanOut", 
           select delivery_id, subscription_id, developer_account_id, platform_channel_id, event_id, event_type, peer,
                  ${now}, case when direct then 'delivering' else 'pending' end,
                  case when direct then ${now}::timestamptz end, ${now}, ${now}
-          from x
+          from batch
           order by delivery_id
         ),
         claimed as (
-          select x.delivery_id as id, x.subscription_id, x.event_id, x.event_type, x.peer as conversation_peer,
-                 0 as attempts, x.envelope::text as envelope, x.sub_version
-          from x
-          where x.direct
+          select b.delivery_id as id, b.subscription_id, b.event_id, b.event_type, b.peer as conversation_peer,
+                 0 as attempts, b.envelope::text as envelope, b.sub_version
+          from batch b
+          where b.direct
         ),
         -- Conversations this batch opens (no open row before it, as of this statement's
         -- snapshot, which does not show the rows inserted here): the dispatcher of this
         -- process probes their first row. Only a hint; the claim checks the order itself.
         opened as (
-          select distinct x.subscription_id, x.peer
-          from x
-          where not x.direct and x.peer is not null
+          select distinct b.subscription_id, b.peer
+          from batch b
+          where not b.direct and b.peer is not null
             and not exists (
               select 1 from webhook_deliveries p
-              where p.subscription_id = x.subscription_id and p.conversation_peer = x.peer
+              where p.subscription_id = b.subscription_id and p.conversation_peer = b.peer
                 and p.status in ('pending', 'delivering')
             )
         ),
@@ -146,7 +147,7 @@ export class FanOut extends Effect.Service<FanOut>()("@platform/server/FanOut", 
         )
         select n.events, n.deliveries, n.buffered, n.unordered, o.opened_subscriptions, o.opened_peers, c.*
         from (select (select count(*) from ev)::int as events,
-                     (select count(*) from x)::int as deliveries,
+                     (select count(*) from batch)::int as deliveries,
                      (select count(*) from buf)::int as buffered,
                      (select count(*) from nb where peer is null)::int as unordered) n
         cross join (select array_agg(subscription_id order by subscription_id, peer) as opened_subscriptions,
