@@ -117,6 +117,9 @@ const startProfile = async () => {
   await session().post("Profiler.enable")
   await session().post("Profiler.start")
 }
+/** Where the profile `kind` (cpuprofile, heapprofile) of run `name` goes, when its variable asks for one. */
+const profilePath = (base: string | undefined, kind: string, name: string) =>
+  base?.replace(new RegExp(`(\\.${kind})?$`), `.${name}.${kind}`)
 const stopProfile = async (path: string) => {
   const { profile } = await session().post("Profiler.stop")
   await writeFile(path, JSON.stringify(profile))
@@ -313,9 +316,9 @@ const main = Effect.gen(function*() {
   const diagnosed = <E>(name: string, run: Effect.Effect<number, E>) =>
     Effect.gen(function*() {
       if (process.env.BENCH_SQL_STATS) yield* sql`select pg_stat_statements_reset()`
-      const profile = process.env.BENCH_CPU_PROFILE?.replace(/(\.cpuprofile)?$/, `.${name}.cpuprofile`)
+      const profile = profilePath(process.env.BENCH_CPU_PROFILE, "cpuprofile", name)
       if (profile) yield* Effect.promise(() => startProfile())
-      const heapProfile = process.env.BENCH_HEAP_PROFILE?.replace(/(\.heapprofile)?$/, `.${name}.heapprofile`)
+      const heapProfile = profilePath(process.env.BENCH_HEAP_PROFILE, "heapprofile", name)
       if (heapProfile) yield* Effect.promise(startHeapProfile)
       // WAL written meanwhile (the whole server's: a quiet machine's is the run's), a figure the
       // machine's speed does not move.
@@ -371,7 +374,7 @@ const main = Effect.gen(function*() {
   const rounds: Array<{ readonly E: number; readonly D: number; readonly O: number }> = []
   for (let round = 1; round <= ROUNDS; round++) {
     const suffix = ROUNDS > 1 ? `${round}` : ""
-    const eProfile = process.env.BENCH_CPU_PROFILE?.replace(/(\.cpuprofile)?$/, `.E${suffix}.cpuprofile`)
+    const eProfile = profilePath(process.env.BENCH_CPU_PROFILE, "cpuprofile", `E${suffix}`)
     if (eProfile) yield* Effect.promise(() => startProfile())
     const E = yield* measureE(5000)
     if (eProfile) yield* Effect.promise(() => stopProfile(eProfile))
