@@ -184,6 +184,43 @@ layer(TestEngine)("fan-out and this process's dispatcher", (it) => {
       yield* fanOut.drain()
       expect(fake.probes).toEqual([[sub.id, "a"], [sub.id, "b"], [sub.id, "c"]])
     }))
+
+  it.scoped("after a batch of conversation rows fan-out reserves no POST slot; an unordered row inserted pending paces the next", () =>
+    Effect.gen(function*() {
+      const { accountId, channelId } = yield* createAccount()
+      const sub = yield* createSubscription({ accountId, url: "http://127.0.0.1:9/hook" })
+      const fake = fakeDispatcher(10)
+      const wakeup = yield* DeliveryWakeup
+      yield* wakeup.registerDirect(fake.dispatch)
+      const fanOut = yield* FanOut
+      // Rows that wait for their conversation's turn: no slot of this batch's can be used.
+      for (const peer of ["a", "b"]) yield* writeMessageEvent({ accountId, channelId, peer })
+      yield* fanOut.drain()
+      const reservations = fake.reserved.length
+
+      // More of them: the slots stay the claimer's and the recorders' (no reservation).
+      for (const peer of ["a", "c"]) yield* writeMessageEvent({ accountId, channelId, peer })
+      yield* fanOut.drain()
+      expect(fake.reserved).toHaveLength(reservations)
+
+      // An unordered row in such a batch is inserted pending, for the general claim...
+      let pulse = wakeup.deliveries.current
+      yield* writeUnorderedEvent(accountId, channelId, "u0")
+      yield* fanOut.drain()
+      expect(fake.reserved).toHaveLength(reservations)
+      expect(fake.started).toHaveLength(0)
+      expect(yield* fired(pulse)).toBe(true)
+
+      // ...and paces the next batch, which takes slots again and hands its rows over claimed.
+      pulse = wakeup.deliveries.current
+      yield* writeUnorderedEvent(accountId, channelId, "u1")
+      yield* fanOut.drain()
+      expect(fake.reserved.slice(reservations)).toEqual([10])
+      expect(fake.started.map((r) => JSON.parse(r.envelope!).data.text)).toEqual(["u1"])
+      expect(yield* fired(pulse)).toBe(false)
+      const rows = yield* deliveriesOf(sub.id)
+      expect(rows.map((r) => r.status)).toEqual(["pending", "pending", "pending", "pending", "pending", "delivering"])
+    }))
 })
 
 const textOf = (r: Received) => (JSON.parse(r.body.toString("utf8")) as { data: { text: string } }).data.text
