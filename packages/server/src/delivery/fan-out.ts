@@ -212,7 +212,8 @@ export class FanOut extends Effect.Service<FanOut>()("@platform/server/FanOut", 
         // their conversation's turn) reserves no slot: the claimer and the recorders' turns
         // keep them. Its unordered rows, if any, are inserted pending and pace the next batch.
         const r = yield* runOnce(limit, paced ? limit : 0)
-        paced = r.direct + r.overflow > 0
+        // A batch without delivery rows (none left, none matched) says nothing of the next.
+        if (r.deliveries > 0) paced = r.direct + r.overflow > 0
         total += r.events
         if (r.events < limit) return total
       }

@@ -218,8 +218,16 @@ layer(TestEngine)("fan-out and this process's dispatcher", (it) => {
       expect(fake.reserved.slice(reservations)).toEqual([10])
       expect(fake.started.map((r) => JSON.parse(r.envelope!).data.text)).toEqual(["u1"])
       expect(yield* fired(pulse)).toBe(false)
+
+      // A drain that finds nothing to fan out leaves the pacing as it was.
+      yield* fanOut.drain()
+      yield* writeUnorderedEvent(accountId, channelId, "u2")
+      yield* fanOut.drain()
+      expect(fake.started.map((r) => JSON.parse(r.envelope!).data.text)).toEqual(["u1", "u2"])
       const rows = yield* deliveriesOf(sub.id)
-      expect(rows.map((r) => r.status)).toEqual(["pending", "pending", "pending", "pending", "pending", "delivering"])
+      expect(rows.map((r) => r.status)).toEqual(
+        ["pending", "pending", "pending", "pending", "pending", "delivering", "delivering"]
+      )
     }))
 })
 
