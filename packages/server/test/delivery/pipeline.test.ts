@@ -70,6 +70,17 @@ const fakeDispatcher = (free: number, options: { readonly stalled?: boolean } = 
   return { dispatch, started, probes, reserved }
 }
 
+/** An account with one subscription, and fan-out handing over to a fake dispatcher with `free` slots. */
+const withFakeDispatcher = (free: number) =>
+  Effect.gen(function*() {
+    const { accountId, channelId } = yield* createAccount()
+    const sub = yield* createSubscription({ accountId, url: "http://127.0.0.1:9/hook" })
+    const fake = fakeDispatcher(free)
+    const wakeup = yield* DeliveryWakeup
+    yield* wakeup.registerDirect(fake.dispatch)
+    return { accountId, channelId, sub, fake, wakeup, fanOut: yield* FanOut }
+  })
+
 /** Whether a pulse taken earlier has fired by now. */
 const fired = (pulse: Promise<void>) =>
   Effect.promise(() =>
@@ -165,12 +176,7 @@ layer(TestEngine)("fan-out and this process's dispatcher", (it) => {
 
   it.scoped("fan-out names the conversations a batch opens for the dispatcher to probe; later rows wait for their turn", () =>
     Effect.gen(function*() {
-      const { accountId, channelId } = yield* createAccount()
-      const sub = yield* createSubscription({ accountId, url: "http://127.0.0.1:9/hook" })
-      const fake = fakeDispatcher(10)
-      const wakeup = yield* DeliveryWakeup
-      yield* wakeup.registerDirect(fake.dispatch)
-      const fanOut = yield* FanOut
+      const { accountId, channelId, fake, fanOut, sub, wakeup } = yield* withFakeDispatcher(10)
       for (const peer of ["a", "a", "b"]) yield* writeMessageEvent({ accountId, channelId, peer })
       const pulse = wakeup.deliveries.current
       yield* fanOut.drain()
@@ -187,12 +193,7 @@ layer(TestEngine)("fan-out and this process's dispatcher", (it) => {
 
   it.scoped("after a batch of conversation rows fan-out reserves no POST slot; an unordered row inserted pending paces the next", () =>
     Effect.gen(function*() {
-      const { accountId, channelId } = yield* createAccount()
-      const sub = yield* createSubscription({ accountId, url: "http://127.0.0.1:9/hook" })
-      const fake = fakeDispatcher(10)
-      const wakeup = yield* DeliveryWakeup
-      yield* wakeup.registerDirect(fake.dispatch)
-      const fanOut = yield* FanOut
+      const { accountId, channelId, fake, fanOut, sub, wakeup } = yield* withFakeDispatcher(10)
       // Rows that wait for their conversation's turn: no slot of this batch's can be used.
       for (const peer of ["a", "b"]) yield* writeMessageEvent({ accountId, channelId, peer })
       yield* fanOut.drain()
