@@ -190,8 +190,8 @@ export class FanOut extends Effect.Service<FanOut>()("@platform/server/FanOut", 
       return result
     })
 
-    // Whether the last batch had unordered rows, the ones this process's dispatcher can
-    // take (assumed at first: with room, waiting for it costs nothing).
+    // Whether the last batch that wrote delivery rows had unordered ones, the ones this
+    // process's dispatcher can take (assumed at first: with room, waiting for it costs nothing).
     let paced = true
 
     /**
