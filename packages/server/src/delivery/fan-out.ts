@@ -45,15 +45,15 @@ export class FanOut extends Effect.Service<FanOut>()("@platform/server/FanOut", 
     const wakeup = yield* DeliveryWakeup
 
     /**
-     * One batch of up to `batchSize` events. Up to `slots` of its unordered rows may be
+     * One batch of up to `batchSize` events. With `reserve`, its unordered rows may be
      * inserted claimed, into POST slots of this process's dispatcher reserved for the
      * statement's duration (slots it cannot use for anything else meanwhile).
      */
-    const runOnce = Effect.fn("FanOut.runOnce")(function*(batchSize: number = 500, slots: number = batchSize) {
+    const runOnce = Effect.fn("FanOut.runOnce")(function*(batchSize: number = 500, reserve: boolean = true) {
       const now = new Date(yield* Clock.currentTimeMillis)
       const excluded = [...CATCH_ALL_EXCLUDED_EVENT_TYPES]
       const direct = wakeup.direct()
-      const reserved = slots > 0 ? direct?.reserve(Math.min(slots, batchSize)) ?? 0 : 0
+      const reserved = reserve ? direct?.reserve(batchSize) ?? 0 : 0
       // The advisory lock is an InitPlan evaluated once: a second fan-out (another
       // process) gets no rows instead of interleaving its batch with ours. The DELETE
       // takes the rows (no FOR UPDATE pass first: a row lock per event, and a WAL
@@ -211,7 +211,7 @@ export class FanOut extends Effect.Service<FanOut>()("@platform/server/FanOut", 
         // A batch after one without unordered rows (message events: their rows wait for
         // their conversation's turn) reserves no slot: the claimer and the recorders' turns
         // keep them. Its unordered rows, if any, are inserted pending and pace the next batch.
-        const r = yield* runOnce(limit, paced ? limit : 0)
+        const r = yield* runOnce(limit, paced)
         // A batch without delivery rows (none left, none matched) says nothing of the next.
         if (r.deliveries > 0) paced = r.direct + r.overflow > 0
         total += r.events
