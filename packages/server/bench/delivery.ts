@@ -158,8 +158,9 @@ const mainThread = async () => {
     return { run: NaN, wait: NaN, at: performance.now() / 1000 }
   }
 }
+type ThreadReading = Awaited<ReturnType<typeof mainThread>>
 /** The share of wall time between two readings the main thread ran, and waited for a CPU. */
-const threadShares = (before: Awaited<ReturnType<typeof mainThread>>, after: Awaited<ReturnType<typeof mainThread>>) => {
+const threadShares = (before: ThreadReading, after: ThreadReading) => {
   const wall = after.at - before.at
   const pct = (x: number) => `${Math.round((x / wall) * 100)}%`
   return { running: pct(after.run - before.run), waiting_for_cpu: pct(after.wait - before.wait) }
