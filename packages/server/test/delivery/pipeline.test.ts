@@ -71,11 +71,11 @@ const fakeDispatcher = (free: number, options: { readonly stalled?: boolean } = 
 }
 
 /** An account with one subscription, and fan-out handing over to a fake dispatcher with `free` slots. */
-const withFakeDispatcher = (free: number) =>
+const withFakeDispatcher = (free: number, options: { readonly stalled?: boolean } = {}) =>
   Effect.gen(function*() {
     const { accountId, channelId } = yield* createAccount()
     const sub = yield* createSubscription({ accountId, url: "http://127.0.0.1:9/hook" })
-    const fake = fakeDispatcher(free)
+    const fake = fakeDispatcher(free, options)
     const wakeup = yield* DeliveryWakeup
     yield* wakeup.registerDirect(fake.dispatch)
     return { accountId, channelId, sub, fake, wakeup, fanOut: yield* FanOut }
@@ -90,14 +90,10 @@ const fired = (pulse: Promise<void>) =>
 layer(TestEngine)("fan-out and this process's dispatcher", (it) => {
   it.scoped("fan-out takes only as many unordered events as the dispatcher has room for, all handed over claimed", () =>
     Effect.gen(function*() {
-      const { accountId, channelId } = yield* createAccount()
-      const sub = yield* createSubscription({ accountId, url: "http://127.0.0.1:9/hook" })
+      const { accountId, channelId, fake, fanOut, sub } = yield* withFakeDispatcher(10)
       for (let i = 0; i < 35; i++) yield* writeUnorderedEvent(accountId, channelId, `u${i}`)
-      const fake = fakeDispatcher(10)
-      const wakeup = yield* DeliveryWakeup
-      yield* wakeup.registerDirect(fake.dispatch)
 
-      expect(yield* (yield* FanOut).drain(500)).toBe(35)
+      expect(yield* fanOut.drain(500)).toBe(35)
       expect(fake.reserved).toEqual([10, 10, 10, 10])
       expect(fake.started).toHaveLength(35)
       expect(new Set(fake.started.map((r) => r.id)).size).toBe(35)
@@ -157,15 +153,11 @@ layer(TestEngine)("fan-out and this process's dispatcher", (it) => {
 
   it.scoped("a stalled dispatcher does not hold fan-out back: the rows it has no room for are inserted pending", () =>
     Effect.gen(function*() {
-      const { accountId, channelId } = yield* createAccount()
-      const sub = yield* createSubscription({ accountId, url: "http://127.0.0.1:9/hook" })
+      const { accountId, channelId, fake, fanOut, sub, wakeup } = yield* withFakeDispatcher(10, { stalled: true })
       for (let i = 0; i < 35; i++) yield* writeUnorderedEvent(accountId, channelId, `u${i}`)
-      const fake = fakeDispatcher(10, { stalled: true })
-      const wakeup = yield* DeliveryWakeup
-      yield* wakeup.registerDirect(fake.dispatch)
       const pulse = wakeup.deliveries.current
 
-      expect(yield* (yield* FanOut).drain(500)).toBe(35)
+      expect(yield* fanOut.drain(500)).toBe(35)
       expect(fake.started).toHaveLength(10)
       const rows = yield* deliveriesOf(sub.id)
       expect(rows.filter((r) => r.status === "delivering")).toHaveLength(10)
