@@ -8,6 +8,7 @@ import attemptCounts from "./0008_attempt_counts.js"
 import deliveryIndexes from "./0009_delivery_indexes.js"
 import envelopeByEvent from "./0010_envelope_by_event.js"
 import envelopeText from "./0011_envelope_text.js"
+import deliveryFillfactor from "./0012_delivery_fillfactor.js"
 
 /** Migrations imported statically (not read from disk) so the bundled server carries them. */
 export const migrations = {
@@ -20,5 +21,6 @@ export const migrations = {
   "0008_attempt_counts": attemptCounts,
   "0009_delivery_indexes": deliveryIndexes,
   "0010_envelope_by_event": envelopeByEvent,
-  "0011_envelope_text": envelopeText
+  "0011_envelope_text": envelopeText,
+  "0012_delivery_fillfactor": deliveryFillfactor
 }
