@@ -3,14 +3,16 @@
  * Postgres, against an echo receiver in a separate process.
  *
  *   E    requests/s the engine's HTTP client (DeliveryTransport.send, as the dispatcher calls it)
- *        reaches against the echo receiver alone
+ *        reaches against the echo receiver alone, sending the request D sends for an event
+ *        (its headers, signatures and envelope), built once
+ *   E1   the same with the lighter request E was measured with before (2 headers), printed for comparison
  *   D    events/s delivered end to end, unordered, one subscription: event rows inserted (and
  *        announced after commit) -> fan-out -> claimed -> signed -> POSTed -> recorded
  *   p50/p99  event commit -> receipt at the receiver, at 50 % of D
  *   O    the same as D with message events spread over 1,000 conversations (per-peer order)
  *
  * Goals: D/E >= 0.4, D >= 2,000 ev/s, p99 <= 100 ms, O >= 0.85 x D. E, D and O are measured in
- * BENCH_ROUNDS (3) rounds of E then D then O; each figure is the median over the rounds, each ratio
+ * BENCH_ROUNDS (3) rounds of E, E1, D then O; each figure is the median over the rounds, each ratio
  * the median of the rounds' own ratios (every round is printed).
  * Env: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test; a scratch database is
  * created beside it and dropped), BENCH_EVENTS (20000), BENCH_SECONDS (10, latency phase);
@@ -35,10 +37,12 @@ import { AppConfig } from "../src/config.js"
 import { Secrets } from "../src/crypto/secrets.js"
 import { migrate, parseDatabaseUrl, pgLayer } from "../src/db/client.js"
 import { closeSafeHttpPools, safeFetch } from "../src/delivery/safe-http.js"
-import { newSubscriptionSecret } from "../src/delivery/signer.js"
+import { makeRequests } from "../src/delivery/requests.js"
+import { newSubscriptionSecret, signingKeys } from "../src/delivery/signer.js"
 import { DeliveryTransport } from "../src/delivery/transport.js"
 import { newEventId } from "../src/domain/events.js"
 import { DeliveryEngineLive, deliveryWorkers } from "../src/workers/delivery-workers.js"
+import { benchEnvelope } from "./bench-event.js"
 import { query } from "./support.js"
 
 const here = dirname(fileURLToPath(import.meta.url))
@@ -69,6 +73,12 @@ const startReceiver = () =>
       resolve({ url: `http://127.0.0.1:${port}`, pid: child.pid ?? 0, stop: () => child.kill() })
     })
   })
+
+/** One POST of E: the same request every time. */
+interface BenchRequest {
+  readonly headers: Readonly<Record<string, string>>
+  readonly body: Uint8Array
+}
 
 interface WriterReply {
   readonly committedAt: number
@@ -186,16 +196,31 @@ const main = Effect.gen(function*() {
   )
 
   // (a) E: the engine's HTTP client alone against the echo receiver, called as the
-  // dispatcher calls it (DeliveryTransport.send: SSRF-checked target, pinned pool).
+  // dispatcher calls it (DeliveryTransport.send: SSRF-checked target, pinned pool), with
+  // the request D sends for an event: the dispatcher's own headers and signatures
+  // (requests.ts) over an envelope the event writer would store, built once.
   const transport = yield* DeliveryTransport
-  const sampleBody = Buffer.from(JSON.stringify({ id: newEventId(), event: "message.sent", data: { text: "x".repeat(200) } }))
-  const sampleHeaders = { "content-type": "application/json", "x-platform-signature": "sha256=00" }
-  const measureE = (ms: number) => Effect.gen(function*() {
+  const eventId = newEventId()
+  const delivery: BenchRequest = makeRequests(sql, secrets).request(
+    {
+      id: 100_000, subscription_id: 1, event_id: eventId, event_type: "message.sent", conversation_peer: null, attempts: 0,
+      envelope: JSON.stringify(benchEnvelope(0, eventId, null, 1, 1, new Date().toISOString())), sub_version: 0
+    },
+    { version: 0, url: `${receiver.url}/hook`, previousUntil: 0, keys: signingKeys(newSubscriptionSecret(), null), headers: {} },
+    Date.now()
+  )
+  // E1: the request E was measured with before, lighter than any delivery (2 headers of
+  // the 9 a delivery carries): printed beside E, for comparison with earlier figures.
+  const light: BenchRequest = {
+    body: Buffer.from(JSON.stringify({ id: newEventId(), event: "message.sent", data: { text: "x".repeat(200) } })),
+    headers: { "content-type": "application/json", "x-platform-signature": "sha256=00" }
+  }
+  const measureE = (ms: number, { body, headers }: BenchRequest = delivery) => Effect.gen(function*() {
     let count = 0
     const until = Date.now() + ms
     const worker = async () => {
       while (Date.now() < until) {
-        const outcome = await transport.send(`${receiver.url}/hook`, sampleHeaders, sampleBody)
+        const outcome = await transport.send(`${receiver.url}/hook`, headers, body)
         if (outcome._tag !== "Answered") throw new Error(outcome.reason)
         count++
       }
@@ -222,7 +247,7 @@ const main = Effect.gen(function*() {
     const until = Date.now() + ms
     const worker = Effect.gen(function*() {
       while (Date.now() < until) {
-        yield* safeFetch(`${receiver.url}/hook`, { method: "POST", headers: sampleHeaders, body: sampleBody, allowLocal: true })
+        yield* safeFetch(`${receiver.url}/hook`, { method: "POST", headers: light.headers, body: light.body, allowLocal: true })
           .pipe(Effect.orDie)
         count++
       }
@@ -374,19 +399,22 @@ const main = Effect.gen(function*() {
   // is the median of the rounds' own ratios: the speed of a shared machine drifts over
   // minutes, and a ratio of figures measured a minute apart would measure the drift.
   yield* throughput(null) // warm-up
-  const rounds: Array<{ readonly E: number; readonly D: number; readonly O: number }> = []
+  const rounds: Array<{ readonly E: number; readonly E1: number; readonly D: number; readonly O: number }> = []
   for (let round = 1; round <= ROUNDS; round++) {
     const suffix = ROUNDS > 1 ? `${round}` : ""
     const eProfile = profilePath(process.env.BENCH_CPU_PROFILE, "cpuprofile", `E${suffix}`)
     if (eProfile) yield* Effect.promise(() => startProfile())
     const E = yield* measureE(5000)
     if (eProfile) yield* Effect.promise(() => stopProfile(eProfile))
+    const E1 = yield* measureE(5000, light)
     const D = yield* diagnosed(`D${suffix}`, throughput(null))
     const O = yield* diagnosed(`O${suffix}`, throughput(CONVERSATIONS))
-    rounds.push({ E, D, O })
+    rounds.push({ E, E1, D, O })
   }
   const median = (values: ReadonlyArray<number>) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
   const E = median(rounds.map((r) => r.E))
+  const E1 = median(rounds.map((r) => r.E1))
+  const DE1 = median(rounds.map((r) => r.D / r.E1))
   const D = median(rounds.map((r) => r.D))
   const O = median(rounds.map((r) => r.O))
   const DE = median(rounds.map((r) => r.D / r.E))
@@ -431,12 +459,14 @@ const main = Effect.gen(function*() {
   const p99 = percentile(latencies, 99)
   const lines = [
     ...rounds.map((r, i) =>
-      `round ${i + 1}: E ${fmt(r.E)} req/s, D ${fmt(r.D)} ev/s, O ${fmt(r.O)} ev/s, D/E ${(r.D / r.E).toFixed(2)}, O/D ${(r.O / r.D).toFixed(2)}`
+      `round ${i + 1}: E ${fmt(r.E)} req/s (E1 ${fmt(r.E1)}), D ${fmt(r.D)} ev/s, O ${fmt(r.O)} ev/s, ` +
+      `D/E ${(r.D / r.E).toFixed(2)} (D/E1 ${(r.D / r.E1).toFixed(2)}), O/D ${(r.O / r.D).toFixed(2)}`
     ),
     `medians of ${ROUNDS} round(s):`,
-    `E  (transport -> echo, 128 concurrent)      ${fmt(E)} req/s`,
+    `E  (transport -> echo, 128 concurrent)      ${fmt(E)} req/s   (a delivery's request: 9 headers, ${delivery.body.length} bytes)`,
     `D  (end to end, unordered, 1 subscription)  ${fmt(D)} ev/s          goal >= 2,000   ${D >= 2000 ? "ok" : "MISSED"}`,
     `D/E                                         ${DE.toFixed(2)}               goal >= 0.40    ${DE >= 0.4 ? "ok" : "MISSED"}`,
+    `E1 (the former E: 2 headers, ${light.body.length} bytes)     ${fmt(E1)} req/s   D/E1 ${DE1.toFixed(2)}`,
     ...(E0 === undefined ? [] : [`E0 (safeFetch in fibers, the former E)     ${fmt(E0)} req/s   D/E0 ${(D / E0).toFixed(2)}`]),
     `latency at ${fmt(rate)} ev/s (50% of D), n=${latencies.length}:  p50 ${p50} ms, p99 ${p99} ms   goal p99 <= 100 ms   ${p99 <= 100 ? "ok" : "MISSED"}`,
     `O  (ordered, ${CONVERSATIONS} conversations)          ${fmt(O)} ev/s   O/D ${OD.toFixed(2)}   goal >= 0.85    ${OD >= 0.85 ? "ok" : "MISSED"}`

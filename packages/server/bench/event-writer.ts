@@ -7,13 +7,13 @@
  * `{"committedAt": <ms>, "ids": [...] | null}`. argv: database URL, account id,
  * channel id. Prints "ready" once connected.
  */
-import { API_VERSION } from "@platform/shared"
 import { Effect, Layer, Runtime } from "effect"
 import { createInterface } from "node:readline"
 import { SqlClient } from "@effect/sql"
 import { parseDatabaseUrl, pgLayer } from "../src/db/client.js"
 import { DeliveryWakeup } from "../src/delivery/wakeup.js"
 import { newEventId } from "../src/domain/events.js"
+import { benchEnvelope } from "./bench-event.js"
 
 interface Command {
   readonly n: number
@@ -40,22 +40,7 @@ const program = Effect.gen(function*() {
         const id = newEventId()
         const peer = command.conversations === null ? null : `conv-${i % command.conversations}`
         ids.push(id)
-        rows.push({
-          id,
-          peer,
-          env: {
-            id,
-            event: "message.sent",
-            developer_account_id: account,
-            platform_channel_id: channel,
-            occurred_at: occurred,
-            api_version: API_VERSION,
-            data: {
-              message_id: i, conversation_id: 1, peer_id: peer ?? "p", direction: "outbound", source: "api", type: "text",
-              text: "Olá, bench ✓", has_media: false, media_id: null, status: "sent", meta_message_id: `wamid.${i}`
-            }
-          }
-        })
+        rows.push({ id, peer, env: benchEnvelope(i, id, peer, account, channel, occurred) })
       }
       // One JSON document per batch: pg would escape text[] parameters element by element.
       yield* sql`insert into events (event_id, developer_account_id, platform_channel_id, event_type, conversation_peer, envelope)
