@@ -215,7 +215,7 @@ const main = Effect.gen(function*() {
     body: Buffer.from(JSON.stringify({ id: newEventId(), event: "message.sent", data: { text: "x".repeat(200) } })),
     headers: { "content-type": "application/json", "x-platform-signature": "sha256=00" }
   }
-  const measureE = (ms: number, { body, headers }: BenchRequest = delivery) => Effect.gen(function*() {
+  const measureE = (ms: number, name = "E", { body, headers }: BenchRequest = delivery) => Effect.gen(function*() {
     let count = 0
     const until = Date.now() + ms
     const worker = async () => {
@@ -235,8 +235,8 @@ const main = Effect.gen(function*() {
     yield* receipts
     if (process.env.BENCH_STAGES) {
       const perRequest = (i: number) => `${Math.round(((after[i]! - before[i]!) / count) * 1e6)} µs`
-      console.log("CPU per request during E:", { bench: perRequest(0), receiver: perRequest(1), machine: perRequest(2) })
-      console.log("main thread during E:", threadShares(threadBefore, threadAfter))
+      console.log(`CPU per request during ${name}:`, { bench: perRequest(0), receiver: perRequest(1), machine: perRequest(2) })
+      console.log(`main thread during ${name}:`, threadShares(threadBefore, threadAfter))
     }
     return count / ((Date.now() - started) / 1000)
   })
@@ -257,7 +257,7 @@ const main = Effect.gen(function*() {
     yield* receipts
     return count / ((Date.now() - started) / 1000)
   })
-  yield* measureE(2000) // warm-up
+  yield* measureE(2000, "E (warm-up)")
   const E0 = process.env.BENCH_E_SAFEFETCH ? yield* measureSafeFetch(5000) : undefined
 
   const [account] = yield* sql<{ id: number }>`insert into developer_accounts (name) values ('bench') returning id`
@@ -403,10 +403,10 @@ const main = Effect.gen(function*() {
   for (let round = 1; round <= ROUNDS; round++) {
     const suffix = ROUNDS > 1 ? `${round}` : ""
     // E1 first: E, the figure of the goal, is measured right before D.
-    const E1 = yield* measureE(5000, light)
+    const E1 = yield* measureE(5000, `E1${suffix}`, light)
     const eProfile = profilePath(process.env.BENCH_CPU_PROFILE, "cpuprofile", `E${suffix}`)
     if (eProfile) yield* Effect.promise(() => startProfile())
-    const E = yield* measureE(5000)
+    const E = yield* measureE(5000, `E${suffix}`)
     if (eProfile) yield* Effect.promise(() => stopProfile(eProfile))
     const D = yield* diagnosed(`D${suffix}`, throughput(null))
     const O = yield* diagnosed(`O${suffix}`, throughput(CONVERSATIONS))
