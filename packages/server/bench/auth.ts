@@ -11,7 +11,7 @@
  */
 import { spawn } from "node:child_process"
 import { createRequire } from "node:module"
-import { withBenchServer } from "./support.js"
+import { median, withBenchServer } from "./support.js"
 
 const require = createRequire(import.meta.url)
 
@@ -42,11 +42,6 @@ const autocannon = (url: string, headers: Record<string, string>, duration: numb
       resolve({ rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx })
     })
   })
-
-const median = (xs: ReadonlyArray<number>) => {
-  const s = [...xs].sort((a, b) => a - b)
-  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2
-}
 
 const main = () =>
   withBenchServer("auth", databaseUrl, { ROLE: "api" }, async ({ base }) => {

@@ -43,7 +43,7 @@ import { DeliveryTransport } from "../src/delivery/transport.js"
 import { newEventId } from "../src/domain/events.js"
 import { DeliveryEngineLive, deliveryWorkers } from "../src/workers/delivery-workers.js"
 import { benchEnvelope } from "./bench-event.js"
-import { query } from "./support.js"
+import { median, percentile, query } from "./support.js"
 
 const here = dirname(fileURLToPath(import.meta.url))
 const databaseUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test"
@@ -182,9 +182,6 @@ const machineCpu = async () => {
   const cpu = (await readFile("/proc/stat", "utf8")).split("\n")[0]!.trim().split(/\s+/).slice(1).map(Number)
   return (cpu.reduce((a, b) => a + b, 0) - cpu[3]! - cpu[4]!) / 100
 }
-
-const percentile = (sorted: ReadonlyArray<number>, p: number) =>
-  sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!
 
 const fmt = (n: number) => Math.round(n).toLocaleString("en-US")
 /** A ratio as printed: three decimals, so 0.396 does not read as the goal's 0.40. */
@@ -414,12 +411,6 @@ const main = Effect.gen(function*() {
     const D = yield* diagnosed(`D${suffix}`, throughput(null))
     const O = yield* diagnosed(`O${suffix}`, throughput(CONVERSATIONS))
     rounds.push({ E, E1, D, O })
-  }
-  // Of an even count, the mean of the two middle values (not the upper one).
-  const median = (values: ReadonlyArray<number>) => {
-    const sorted = [...values].sort((a, b) => a - b)
-    const mid = Math.floor(sorted.length / 2)
-    return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
   }
   const E = median(rounds.map((r) => r.E))
   const E1 = median(rounds.map((r) => r.E1))

@@ -14,7 +14,7 @@
  */
 import { randomBytes } from "node:crypto"
 import { createRequire } from "node:module"
-import { query, withBenchServer } from "./support.js"
+import { percentile, query, withBenchServer } from "./support.js"
 
 interface AutocannonResult {
   readonly requests: { readonly average: number; readonly total: number }
@@ -35,9 +35,6 @@ const connections = Number(process.env.BENCH_CONNECTIONS ?? 32)
 const peers = Number(process.env.BENCH_PEERS ?? 1000)
 const idempotency = process.env.BENCH_IDEMPOTENCY === "1"
 
-
-const percentile = (sorted: ReadonlyArray<number>, p: number) =>
-  sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!
 
 const json = async (base: string, method: string, path: string, body: unknown, headers: Record<string, string> = {}) => {
   const res = await fetch(base + path, {

@@ -21,6 +21,17 @@ export const query = async (url: string, text: string, values: Array<unknown> = 
   }
 }
 
+/** The median; of an even count, the mean of the two middle values. */
+export const median = (values: ReadonlyArray<number>) => {
+  const sorted = [...values].sort((a, b) => a - b)
+  const mid = Math.floor(sorted.length / 2)
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
+}
+
+/** The `p`th percentile of values sorted ascending (NaN when there are none). */
+export const percentile = (sorted: ReadonlyArray<number>, p: number) =>
+  sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!
+
 /** A free loopback port. */
 export const freePort = () =>
   new Promise<number>((resolve, reject) => {
