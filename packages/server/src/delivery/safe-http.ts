@@ -18,12 +18,14 @@
  *
  * Throughput: Pools are cached per (origin, pinned address) in a bounded LRU,
  * so thousands of deliveries per second to one receiver reuse keep-alive
- * connections instead of opening one per request.
+ * connections instead of opening one per request. Requests beyond a pool's
+ * connections wait for a turn (connection-gate.ts) before their deadline starts.
  */
 import { Effect, Schema } from "effect"
 import type { LookupAddress, LookupOptions } from "node:dns"
 import { Pool } from "undici"
 import type { Dispatcher } from "undici"
+import { ConnectionGates } from "./connection-gate.js"
 import { type CheckedTarget, checkUrl, type Resolver, SsrfRejected } from "./ssrf.js"
 
 // ---------------------------------------------------------------------------
@@ -107,7 +109,11 @@ export interface SafeFetchInit {
   readonly method: string
   readonly headers?: Readonly<Record<string, string>>
   readonly body?: string | Uint8Array
-  /** Total time for connect + request + response headers + body. Default 10 s. */
+  /**
+   * Time for connect + request + response headers + body, counted from the request's
+   * turn at the receiver's connections (a wait for one is bounded by the same time and
+   * fails as a timeout that says so). Default 10 s.
+   */
   readonly timeoutMs?: number
   /** Bytes of the response body kept as `snippet`. Default 512. */
   readonly snippetBytes?: number
@@ -133,7 +139,7 @@ export interface SafeResponse {
   readonly bodyBytesRead: number
   /** False when the body was cut at `maxResponseBytes` or by the deadline. */
   readonly bodyComplete: boolean
-  /** Milliseconds from the start of the request until the body was read. */
+  /** Milliseconds from the request's turn at the connections until the body was read. */
   readonly latencyMs: number
   /** The address actually connected to. */
   readonly pinned: string
@@ -142,7 +148,7 @@ export interface SafeResponse {
 export interface SafeDownloadOptions {
   readonly allowLocal: boolean
   readonly maxBytes: number
-  /** Total time for the whole download. Default 10 s. */
+  /** Time for the whole download, counted from its turn at the connections (as `SafeFetchInit.timeoutMs`). Default 10 s. */
   readonly timeoutMs?: number
   readonly headers?: Readonly<Record<string, string>>
   readonly resolver?: Resolver
@@ -166,6 +172,25 @@ const CONNECT_TIMEOUT_MS = 10_000
 
 const pools = new Map<string, Pool>()
 
+/** Turns at each pool's connections: a deadline starts when its request can be written (connection-gate.ts). */
+const turns = new ConnectionGates(CONNECTIONS_PER_ORIGIN)
+
+const poolKey = (target: CheckedTarget) => `${target.url.protocol}//${target.url.host}|${target.pinned}`
+
+/**
+ * Why an exchange got no turn at its pool's connections: it was aborted, or it waited
+ * longer than its timeout (the wait is bounded so that a wait and the exchange after it
+ * stay within twice the timeout, inside a delivery's 30 s lease).
+ */
+const noTurn = (url: string, timeoutMs: number, controller: AbortController): SafeHttpError =>
+  controller.signal.aborted
+    ? classify(controller.signal.reason, url, false, timeoutMs)
+    : new SafeHttpTimeout({
+      url,
+      timeoutMs,
+      reason: `no connection to the receiver free within ${timeoutMs} ms (all ${CONNECTIONS_PER_ORIGIN} busy)`
+    })
+
 /** A `net.connect` lookup that answers every query with the pinned address only. */
 const pinnedLookup = (pinned: string, family: 4 | 6) =>
   (
@@ -177,8 +202,7 @@ const pinnedLookup = (pinned: string, family: 4 | 6) =>
     else callback(null, pinned, family)
   }
 
-const poolFor = (target: CheckedTarget): Pool => {
-  const key = `${target.url.protocol}//${target.url.host}|${target.pinned}`
+const poolFor = (target: CheckedTarget, key: string = poolKey(target)): Pool => {
   const cached = pools.get(key)
   if (cached !== undefined && !cached.closed && !cached.destroyed) {
     pools.delete(key) // LRU: move to the back
@@ -407,12 +431,16 @@ const exchange = async (
   const timeoutMs = init.timeoutMs ?? DEFAULT_TIMEOUT_MS
   const snippetBytes = init.snippetBytes ?? DEFAULT_SNIPPET_BYTES
   const maxResponseBytes = Math.max(init.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES, snippetBytes)
+  const key = poolKey(target)
+  const turn = turns.take(key, timeoutMs, controller.signal)
+  if (turn !== true && !(await turn)) return { ok: false, error: noTurn(url, timeoutMs, controller) }
+  // The deadline and the latency count from the turn: the receiver's time, not the queue's.
   const started = performance.now()
   const limit = deadline(controller, timeoutMs)
   try {
     let response: Dispatcher.ResponseData
     try {
-      response = await poolFor(target).request({
+      response = await poolFor(target, key).request({
         path: pathOf(target.url),
         method: init.method as Dispatcher.HttpMethod,
         headers: requestHeaders(init.headers),
@@ -451,6 +479,7 @@ const exchange = async (
     }
   } finally {
     limit.done()
+    turns.release(key)
   }
 }
 
@@ -468,7 +497,7 @@ export const safeExchange = (
 /**
  * One HTTP exchange with a checked target (or a URL string, checked here with
  * `init.allowLocal`), connected to the pinned address, never following
- * redirects, within `timeoutMs` in total. A 3xx/4xx/5xx is a response, not a
+ * redirects, within `timeoutMs` of its turn. A 3xx/4xx/5xx is a response, not a
  * failure. At most `snippetBytes` of the body are kept; up to
  * `maxResponseBytes` are read and discarded so the connection can be reused.
  */
@@ -487,10 +516,13 @@ const download = async (
 ): Promise<Outcome<SafeDownload, SafeDownloadError>> => {
   const url = target.url.href
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS
+  const key = poolKey(target)
+  const turn = turns.take(key, timeoutMs, controller.signal)
+  if (turn !== true && !(await turn)) return { ok: false, error: noTurn(url, timeoutMs, controller) }
   const limit = deadline(controller, timeoutMs)
   let response: Dispatcher.ResponseData | undefined
   try {
-    response = await poolFor(target).request({
+    response = await poolFor(target, key).request({
       path: pathOf(target.url),
       method: "GET",
       headers: requestHeaders(options.headers),
@@ -552,6 +584,7 @@ const download = async (
     return { ok: false, error: classify(error, url, limit.state.timedOut, timeoutMs) }
   } finally {
     limit.done()
+    turns.release(key)
   }
 }
 

@@ -226,6 +226,49 @@ describe("safeFetch against a loopback receiver (allowLocal)", () => {
       expect(response.bodyComplete).toBe(false)
     }))
 
+  // A pool runs 128 requests at once (one per connection). A receiver answering each in
+  // 1 s, with a 1.6 s timeout: the requests beyond the first 128 wait for a connection,
+  // and their timeout counts from then (before, they timed out queued: sent at 1 s,
+  // answered at 2 s, past a deadline started at 0).
+  const slowReceiver = receiver((_req, res) => {
+    setTimeout(() => ok(_req, res, ""), 1_000)
+  })
+  const burst = (url: string, n: number) =>
+    Effect.forEach(
+      Array.from({ length: n }, (_, i) => i),
+      (i) => Effect.either(safeFetch(`${url}/hook/${i}`, { method: "POST", body: "{}", timeoutMs: 1_600, allowLocal: true })),
+      { concurrency: "unbounded" }
+    )
+
+  it.scopedLive("gives every request of a burst beyond the pool's 128 connections its whole timeout from its turn", () =>
+    Effect.gen(function*() {
+      const server = yield* slowReceiver
+      const results = yield* burst(server.url, 256)
+      const answered = results.flatMap((r) => (r._tag === "Right" ? [r.right] : []))
+      expect(answered).toHaveLength(256)
+      expect(answered.every((r) => r.status === 200)).toBe(true)
+      // Latency is the receiver's (about 1 s each), not the time spent waiting for a connection.
+      expect(Math.max(...answered.map((r) => r.latencyMs))).toBeLessThan(1_600)
+      expect(server.seen).toHaveLength(256)
+      expect(server.connections()).toBeLessThanOrEqual(128)
+    }))
+
+  it.scopedLive("fails a request that waits for a connection longer than its timeout, without sending it", () =>
+    Effect.gen(function*() {
+      const server = yield* slowReceiver
+      // Three waves of 128: the third would get a connection after 2 s of waiting.
+      const results = yield* burst(server.url, 384)
+      const refused = results.flatMap((r) => (r._tag === "Left" ? [r.left] : []))
+      expect(refused).toHaveLength(128)
+      for (const error of refused) {
+        expect(error._tag).toBe("SafeHttpTimeout")
+        expect(error.reason).toBe("no connection to the receiver free within 1600 ms (all 128 busy)")
+      }
+      const answered = results.flatMap((r) => (r._tag === "Right" ? [r.right.status] : []))
+      expect(answered).toEqual(Array.from({ length: 256 }, () => 200))
+      expect(server.seen).toHaveLength(256)
+    }))
+
   it.scopedLive("fails with SafeHttpConnectionError ECONNREFUSED when nothing listens", () =>
     Effect.gen(function*() {
       const port = yield* closedPort
