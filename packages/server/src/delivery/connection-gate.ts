@@ -26,7 +26,7 @@ interface Gate {
 export class ConnectionGates {
   private readonly gates = new Map<string, Gate>()
 
-  constructor(readonly perKey: number) {}
+  constructor(private readonly perKey: number) {}
 
   /**
    * A turn at `key`: `true` at once when one is free, else a Promise of `true` when it

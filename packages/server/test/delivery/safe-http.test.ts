@@ -230,8 +230,8 @@ describe("safeFetch against a loopback receiver (allowLocal)", () => {
   // 1 s, with a 1.6 s timeout: the requests beyond the first 128 wait for a connection,
   // and their timeout counts from then (before, they timed out queued: sent at 1 s,
   // answered at 2 s, past a deadline started at 0).
-  const slowReceiver = receiver((_req, res) => {
-    setTimeout(() => ok(_req, res, ""), 1_000)
+  const slowReceiver = receiver((req, res) => {
+    setTimeout(() => ok(req, res, ""), 1_000)
   })
   const burst = (url: string, n: number) =>
     Effect.forEach(
