@@ -172,8 +172,56 @@ export type ValidationLocation = "body" | "query" | "path" | "header"
 
 const issueType = (tag: string) => (tag === "Missing" ? "missing" : tag === "Unexpected" ? "extra_forbidden" : "value_error")
 
-const at = (input: unknown, path: ReadonlyArray<PropertyKey>): unknown =>
-  path.reduce<unknown>((v, k) => (v !== null && typeof v === "object" ? (v as Record<PropertyKey, unknown>)[k] : undefined), input)
+/**
+ * The input at `path`, or at its deepest part the raw input has: a value decoded
+ * from text (`?event_types=a,b` into a list) fails at a path only the decoded
+ * value has, and the text it came from is then what was sent.
+ */
+const at = (input: unknown, path: ReadonlyArray<PropertyKey>): unknown => {
+  let value = input
+  for (const key of path) {
+    const next = value !== null && typeof value === "object" ? (value as Record<PropertyKey, unknown>)[key] : undefined
+    if (next === undefined) return value
+    value = next
+  }
+  return value
+}
+
+interface FormattedIssue {
+  readonly _tag: string
+  readonly path: ReadonlyArray<PropertyKey>
+  readonly message: string
+}
+
+const EXPECTED = /^Expected (.+), actual (.+)$/s
+const ABSENT = /^Expected (null|undefined), actual /
+
+/**
+ * One issue per failing value: a union reports one issue per member it tried, so
+ * `?mode=bogus` would read "Expected "native"…", "Expected "meta"…", "Expected
+ * undefined…". At one path, the members "null" and "undefined" of an optional or
+ * nullable field go when another member says more, and plain mismatches merge
+ * into one "Expected a | b, actual x".
+ */
+const collapseUnionIssues = (issues: ReadonlyArray<FormattedIssue>): ReadonlyArray<FormattedIssue> => {
+  const byPath = new Map<string, Array<FormattedIssue>>()
+  for (const issue of issues) {
+    const key = JSON.stringify(issue.path.map(String))
+    const group = byPath.get(key)
+    if (group === undefined) byPath.set(key, [issue])
+    else group.push(issue)
+  }
+  return [...byPath.values()].flatMap((group) => {
+    if (group.length === 1) return group
+    const specific = group.filter((i) => !(i._tag === "Type" && ABSENT.test(i.message)))
+    const kept = specific.length > 0 ? specific : group
+    const mismatches = kept.map((i) => (i._tag === "Type" ? EXPECTED.exec(i.message) : null))
+    if (kept.length === 1 || mismatches.some((m) => m === null)) return kept
+    const matched = mismatches as Array<RegExpExecArray>
+    const expected = [...new Set(matched.map((m) => m[1]))].join(" | ")
+    return [{ ...kept[0], message: `Expected ${expected}, actual ${matched[0][2]}` }]
+  })
+}
 
 /** 422 `{"detail": [{loc, msg, type, input, ctx}]}` (SPEC §7). */
 export class ValidationFailed extends Schema.TaggedError<ValidationFailed>()(
@@ -183,13 +231,13 @@ export class ValidationFailed extends Schema.TaggedError<ValidationFailed>()(
 ) {
   /** From formatted issues (`ParseResult.ArrayFormatter`, `HttpApiDecodeError.issues`); `input` is the decoded value. */
   static fromIssues(
-    issues: ReadonlyArray<{ readonly _tag: string; readonly path: ReadonlyArray<PropertyKey>; readonly message: string }>,
+    issues: ReadonlyArray<FormattedIssue>,
     location: ValidationLocation,
     input?: unknown
   ): ValidationFailed {
     return new ValidationFailed({
-      detail: issues.map((i) => {
-        const value = i._tag === "Missing" ? at(input, i.path.slice(0, -1)) : at(input, i.path)
+      detail: collapseUnionIssues(issues).map((i) => {
+        const value = at(input, i.path) // a missing field: the object that lacks it
         return {
           loc: [location, ...i.path.map((k) => (typeof k === "number" ? k : String(k)))],
           msg: i.message,

@@ -16,6 +16,7 @@ import {
   UpstreamFailure,
   ValidationFailed,
   MarkRead,
+  WebhookSubscriptionCreate,
   wire
 } from "@platform/shared"
 
@@ -184,6 +185,44 @@ describe("error table", () => {
       },
       { loc: ["body", "message_id"], msg: "must be 1 to 255 characters", type: "value_error", input: "", ctx: {} }
     ])
+  })
+})
+
+describe("422 details of union-typed fields", () => {
+  const detailOf = (input: unknown) => {
+    const result = Schema.decodeUnknownEither(WebhookSubscriptionCreate, { errors: "all" })(input)
+    if (result._tag === "Right") throw new Error("expected a failure")
+    return ValidationFailed.fromParseError(result.left as ParseResult.ParseError, "body", input).detail
+  }
+
+  it("a value outside a set of literals is one issue naming every allowed value", () => {
+    const detail = detailOf({ target_url: "https://example.com/h", event_types: ["message.sent", "nope"] })
+    expect(detail).toHaveLength(1)
+    expect(detail[0]).toMatchObject({ loc: ["body", "event_types", 1], type: "value_error", input: "nope" })
+    expect(detail[0].msg).toMatch(/^Expected "message\.received" \| "message\.sent" \| .*"template\.status_changed", actual "nope"$/)
+  })
+
+  it("a nullable field out of bounds says only the bound, not also \"Expected null\"", () => {
+    expect(detailOf({ target_url: "https://example.com/h", buffer_window_seconds: 61 })).toStrictEqual([
+      {
+        loc: ["body", "buffer_window_seconds"],
+        msg: "must be an integer between 1 and 60",
+        type: "value_error",
+        input: 61,
+        ctx: {}
+      }
+    ])
+  })
+
+  it("issues at different paths all stay, one each", () => {
+    const detail = detailOf({ event_types: ["nope"], buffer_max_batch: 0, inactivity_minutes: 1.5 })
+    expect(detail.map((d) => d.loc)).toStrictEqual([
+      ["body", "target_url"],
+      ["body", "event_types", 0],
+      ["body", "buffer_max_batch"],
+      ["body", "inactivity_minutes"]
+    ])
+    expect(detail[3].msg).toBe("Expected an integer, actual 1.5")
   })
 })
 

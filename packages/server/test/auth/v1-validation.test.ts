@@ -47,7 +47,20 @@ layer(AuthTestServer(), { timeout: 60_000 })("v1 request validation", (it) => {
       const { key } = yield* setup
       const reply = yield* request("GET", "/platform/v1/channels?type=fax", { key })
       expect(reply.status).toBe(422)
-      expect(reply.body.detail[0]).toMatchObject({ loc: ["query", "type"], input: "fax" })
+      expect(reply.body.detail).toEqual([
+        { loc: ["query", "type"], msg: "Expected \"chat\" | \"social\", actual \"fax\"", type: "value_error", input: "fax", ctx: {} }
+      ])
+    }))
+
+  it.effect.each([
+    { case: "out of bounds", limit: "0", msg: "must be an integer between 1 and 200" },
+    { case: "not a number", limit: "abc", msg: "Unable to decode \"abc\" into a number" }
+  ])("an optional query parameter $case is one issue saying why, without \"Expected undefined\"", ({ limit, msg }) =>
+    Effect.gen(function*() {
+      const { key } = yield* setup
+      const reply = yield* request("GET", `/platform/v1/webhooks/subscriptions?limit=${limit}`, { key })
+      expect(reply.status).toBe(422)
+      expect(reply.body.detail).toEqual([{ loc: ["query", "limit"], msg, type: "value_error", input: limit, ctx: {} }])
     }))
 
   it.effect("a valid request passes validation and the kill-switch applies", () =>
