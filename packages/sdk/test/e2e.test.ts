@@ -280,6 +280,19 @@ describe("SDK against the real server", () => {
     expect((await it.next()).done).toBe(true)
   }, 60_000)
 
+  it("events.stream with a misspelt event type throws the 422 ValidationError on first read instead of reconnecting", async () => {
+    const reconnects: Array<number> = []
+    const stream = client.events.stream({ event_types: ["message.recieved"], onReconnect: ({ delayMs }) => reconnects.push(delayMs) })
+    try {
+      const error = await within(stream[Symbol.asyncIterator]().next().catch((e: unknown) => e), 10_000, "the stream's error")
+      expect(error).toBeInstanceOf(ValidationError)
+      expect(error).toMatchObject({ status: 422, body: { detail: [{ loc: ["query", "event_types", 0], type: "value_error" }] } })
+      expect(reconnects).toEqual([])
+    } finally {
+      stream.close()
+    }
+  })
+
   it("subscriptions.test of an event type the subscription does not take is a ValidationError event_not_configured", async () => {
     const narrow = await client.webhooks.subscriptions.create({ target_url: `${receiver.url}/narrow`, event_types: ["message.read"] })
     const error = await client.webhooks.subscriptions.test(narrow.id, { event_type: "message.sent" }).catch((e: unknown) => e)

@@ -21,7 +21,7 @@ export const EventsStreamLive = HttpApiBuilder.group(PlatformApi, "events", (han
     return handlers.handleRaw("stream", ({ headers, urlParams }) =>
       Effect.gen(function*() {
         const principal = yield* CurrentPrincipal
-        const eventTypes = urlParams.event_types?.split(",").map((t) => t.trim()).filter((t) => t.length > 0)
+        const eventTypes = urlParams.event_types
         const filter = {
           accountId: principal.account_id,
           eventTypes: eventTypes !== undefined && eventTypes.length > 0 ? eventTypes : undefined,

@@ -161,4 +161,27 @@ layer(WebhooksTestServer, { excludeTestServices: true })("deliveries API, conver
       const limited = yield* createKey(dev, { scopes: ["send:messages"] })
       expect((yield* request("PATCH", `/platform/v1/conversations/${conv!.id}`, { key: limited.key, body: { status: "ended" } })).status).toBe(403)
     }))
+
+  it.effect("an event stream filter with a misspelt event type is a 422 naming it, not a silent stream", () =>
+    Effect.gen(function*() {
+      const { key } = yield* developer
+      const reply = yield* request("GET", "/platform/v1/events/stream?event_types=message.sent,%20message.recieved", { key })
+      expect(reply.status).toBe(422)
+      expect(reply.body.detail).toHaveLength(1)
+      expect(reply.body.detail[0]).toMatchObject({
+        loc: ["query", "event_types", 1],
+        type: "value_error",
+        input: "message.sent, message.recieved", // the parameter as sent
+        msg: expect.stringContaining("\"message.received\" | \"message.sent\"")
+      })
+      expect(reply.body.detail[0].msg).toMatch(/, actual "message\.recieved"$/)
+
+      // Known types, with blanks and an empty item, still stream.
+      const base = yield* baseUrl
+      const stream = yield* Effect.promise(() =>
+        fetch(`${base}/platform/v1/events/stream?event_types=message.sent,%20message.read,`, { headers: { "x-api-key": key } })
+      )
+      expect(stream.status).toBe(200)
+      yield* Effect.promise(() => stream.body!.cancel())
+    }))
 })

@@ -1,12 +1,23 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { optional } from "../common.js"
+import { EventType } from "../events.js"
 import { IntFromString } from "../pagination.js"
 import { ApiKeyAuth, CookieAllowed, RequiredScope } from "./security.js"
 
-/** Query of GET /platform/v1/events/stream: comma-separated event types, one channel. */
+/** `a, b,` on the wire, `["a", "b"]` decoded: items are trimmed and empty ones dropped. */
+const CommaSeparated = Schema.transform(Schema.String, Schema.Array(Schema.String), {
+  strict: true,
+  decode: (text) => text.split(",").map((item) => item.trim()).filter((item) => item.length > 0),
+  encode: (items) => items.join(",")
+})
+
+/**
+ * Query of GET /platform/v1/events/stream: comma-separated event types, each a known
+ * one (a misspelt type is a 422, not a stream that stays silent), and one channel.
+ */
 export const EventStreamQuery = Schema.Struct({
-  event_types: optional(Schema.String),
+  event_types: optional(Schema.compose(CommaSeparated, Schema.Array(EventType))),
   channel_id: optional(IntFromString)
 })
 export type EventStreamQuery = typeof EventStreamQuery.Type
