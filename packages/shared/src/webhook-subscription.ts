@@ -58,14 +58,15 @@ const subscriptionFields = {
   target_url: TargetUrl,
   event_types: optional(Schema.Array(EventType)),
   platform_channel_id: optional(Schema.NullOr(Id)),
+  // null clears, as for the other nullable fields of the resource
   description: optional(
-    Schema.String.pipe(
+    Schema.NullOr(Schema.String.pipe(
       Schema.maxLength(SUBSCRIPTION_DESCRIPTION_MAX, {
         message: () => `must be at most ${SUBSCRIPTION_DESCRIPTION_MAX} characters`
       })
-    )
+    ))
   ),
-  custom_headers: optional(CustomHeaders),
+  custom_headers: optional(Schema.NullOr(CustomHeaders)),
   buffer_window_seconds: optional(Schema.NullOr(intBetween(BUFFER_WINDOW_SECONDS_MIN, BUFFER_WINDOW_SECONDS_MAX))),
   buffer_max_batch: optional(Schema.NullOr(intBetween(BUFFER_MAX_BATCH_MIN, BUFFER_MAX_BATCH_MAX))),
   inactivity_minutes: optional(Schema.NullOr(intBetween(INACTIVITY_MINUTES_MIN, INACTIVITY_MINUTES_MAX))),

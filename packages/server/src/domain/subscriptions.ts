@@ -154,9 +154,9 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@platform/se
         }
       })
 
-    const cleanHeaders = (headers: Readonly<Record<string, string>> | undefined) =>
+    const cleanHeaders = (headers: Readonly<Record<string, string>> | null | undefined) =>
       Effect.gen(function*() {
-        if (headers === undefined) return undefined
+        if (headers === undefined || headers === null) return headers
         for (const [name, value] of Object.entries(headers)) {
           if (!HEADER_NAME.test(name)) return yield* invalid("custom_headers", `"${name}" is not a valid header name`, headers)
           if (/[\r\n\0]/.test(value)) return yield* invalid("custom_headers", `the value of "${name}" contains a line break`, headers)
@@ -183,7 +183,7 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@platform/se
            buffer_window_seconds, buffer_max_batch, inactivity_minutes, is_active, secret_encrypted, created_at, updated_at)
         values (${accountId}, ${input.platform_channel_id ?? null}, ${input.target_url}, ${input.description ?? null},
                 ${[...new Set(input.event_types ?? [])]}::text[],
-                ${headers === undefined ? null : JSON.stringify(headers)}::jsonb,
+                ${headers ? JSON.stringify(headers) : null}::jsonb,
                 ${input.buffer_window_seconds ?? null}, ${input.buffer_max_batch ?? null}, ${input.inactivity_minutes ?? null},
                 ${input.is_active ?? true}, ${secrets.encrypt(secret)}, ${at}, ${at})
         returning ${sql.literal(COLUMNS)}`.pipe(Effect.orDie)
@@ -218,7 +218,7 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@platform/se
         if (input.platform_channel_id !== undefined) set.platform_channel_id = input.platform_channel_id
         if (input.description !== undefined) set.description = input.description
         if (input.event_types !== undefined) set.event_types = [...new Set(input.event_types)]
-        if (headers !== undefined) set.custom_headers = JSON.stringify(headers)
+        if (headers !== undefined) set.custom_headers = headers === null ? null : JSON.stringify(headers)
         if (input.buffer_window_seconds !== undefined) set.buffer_window_seconds = input.buffer_window_seconds
         if (input.buffer_max_batch !== undefined) set.buffer_max_batch = input.buffer_max_batch
         if (input.inactivity_minutes !== undefined) set.inactivity_minutes = input.inactivity_minutes

@@ -56,6 +56,9 @@ layer(WebhooksTestServer, { excludeTestServices: true })("webhook subscription r
       const patched = yield* request("PATCH", `${base}/${id}`, { key, body: { event_types: [], is_active: false } })
       expect(patched.status).toBe(200)
       expect(patched.body).toMatchObject({ event_types: [], is_active: false, description: "orders" })
+      const cleared = yield* request("PATCH", `${base}/${id}`, { key, body: { description: null, custom_headers: null } })
+      expect(cleared.status).toBe(200)
+      expect(cleared.body).toMatchObject({ description: null, custom_headers: null, buffer_window_seconds: 5 })
 
       for (let i = 0; i < 3; i++) yield* request("POST", base, { key, body: { target_url: `http://127.0.0.1:9/h${i}` } })
       const page1 = yield* request("GET", `${base}?limit=2`, { key })
@@ -90,6 +93,7 @@ layer(WebhooksTestServer, { excludeTestServices: true })("webhook subscription r
         const reply = yield* request("POST", base, { key, body })
         expect(reply.status, JSON.stringify(body).slice(0, 80)).toBe(422)
         expect(reply.body.detail[0].loc).toEqual(loc)
+        expect(reply.body.detail, "one issue per bad value").toHaveLength(1)
       }
       const created = yield* request("POST", base, { key, body: { target_url: "http://127.0.0.1:9/h" } })
       const patch = yield* request("PATCH", `${base}/${created.body.id}`, {
