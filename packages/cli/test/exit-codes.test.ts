@@ -1,5 +1,7 @@
 import { mockApi } from "@platform/test-support/mock-api"
+import { spawn } from "node:child_process"
 import { createServer } from "node:net"
+import { fileURLToPath } from "node:url"
 import { describe, expect, it } from "vitest"
 import { cli } from "./support/cli.js"
 import * as f from "./support/fixtures.js"
@@ -77,4 +79,15 @@ describe("exit codes", () => {
     expect(ran.code).toBe(0)
     expect(ran.stdout).toMatch(text)
   })
+
+  it("a reader that closes the pipe early (`platform --help | head -1`) ends the CLI quietly with exit 0", async () => {
+    const bin = fileURLToPath(new URL("../dist/bin.js", import.meta.url))
+    const child = spawn(process.execPath, [bin, "--help"], { stdio: ["ignore", "pipe", "pipe"] })
+    child.stdout.destroy() // the reader is gone before the first write
+    let stderr = ""
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()))
+    const code = await new Promise<number | null>((resolve) => child.on("close", resolve))
+    expect(stderr).toBe("")
+    expect(code).toBe(0)
+  }, 20_000)
 })
