@@ -3,6 +3,7 @@ import { PgClient } from "@effect/sql-pg"
 import { Context, Duration, Effect, Layer, Option, Redacted, type Scope } from "effect"
 import { AppConfig } from "../config.js"
 import { migrations } from "./migrations/index.js"
+import { makePgNotifications, PgNotifications } from "./notifications.js"
 import pg from "pg"
 
 // Bigint ids and counts come back as JS numbers: every id of SPEC is an integer
@@ -206,7 +207,8 @@ export const pgLayer = (connection: Connection, maxConnections = 10) =>
         config: pool.config,
         namedStatements: !pool.embedded,
         embedded: pool.embedded
-      }))
+      })),
+      Layer.merge(Layer.scoped(PgNotifications, makePgNotifications(pool.config, pool.embedded)))
     )
   }))
 

@@ -8,6 +8,7 @@ import { platformSignature } from "./signer.js"
 import { DeliveryTransport } from "./transport.js"
 import { Pulse } from "./wakeup.js"
 import { pgNotify } from "../db/client.js"
+import { PgNotifications } from "../db/notifications.js"
 
 /** A raw-forward row this process holds the lease of, with what sending it needs. */
 export interface ClaimedDelivery {
@@ -79,11 +80,8 @@ export class RawForward extends Effect.Service<RawForward>()("@platform/server/R
       Effect.forkScoped
     )
     if (config.runsWorkers) {
-      yield* pg.listen(NOTIFY_CHANNEL).pipe(
-        Stream.runForEach(() => Effect.sync(() => pulse.fire())),
-        Effect.catchAll((e) => Effect.logDebug(`LISTEN ${NOTIFY_CHANNEL} unavailable`, e)),
-        Effect.forkScoped
-      )
+      const payloads = yield* (yield* PgNotifications).subscribe(NOTIFY_CHANNEL)
+      yield* payloads.pipe(Stream.runForEach(() => Effect.sync(() => pulse.fire())), Effect.forkScoped)
     }
 
     const headersFor = (row: ClaimedDelivery, bytes: Uint8Array) =>

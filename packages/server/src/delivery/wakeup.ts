@@ -3,6 +3,7 @@ import { Duration, Effect, Option, Queue, type Scope, Stream } from "effect"
 import { randomBytes } from "node:crypto"
 import type { ClaimedRow } from "./claims.js"
 import { pgNotify } from "../db/client.js"
+import { PgNotifications } from "../db/notifications.js"
 
 /**
  * A broadcast pulse. A worker takes `current` BEFORE it looks for work and waits
@@ -94,14 +95,16 @@ export class DeliveryWakeup extends Effect.Service<DeliveryWakeup>()("@platform/
     const notifyEvents = yield* notifier(EVENTS_CHANNEL)
     const notifyDeliveries = yield* notifier(DELIVERIES_CHANNEL)
 
-    // Other processes' writes. This process's own NOTIFYs come back too: its pulses
-    // fired already, and a second wake-up would cost a second (empty) claim.
+    // Other processes' writes (and RESYNC after a lost LISTEN connection). This
+    // process's own NOTIFYs come back too: its pulses fired already, and a second
+    // wake-up would cost a second (empty) claim.
+    const notifications = yield* PgNotifications
     const listen = (channel: string, pulse: Pulse) =>
-      pg.listen(channel).pipe(
-        Stream.runForEach((payload) => Effect.sync(() => payload === self ? undefined : pulse.fire())),
-        Effect.catchAll((e) => Effect.logDebug(`LISTEN ${channel} unavailable`, e)),
-        Effect.forkScoped
-      )
+      Effect.flatMap(notifications.subscribe(channel), (payloads) =>
+        payloads.pipe(
+          Stream.runForEach((payload) => Effect.sync(() => payload === self ? undefined : pulse.fire())),
+          Effect.forkScoped
+        ))
     if (crossProcess) {
       yield* listen(EVENTS_CHANNEL, events)
       yield* listen(DELIVERIES_CHANNEL, deliveries)

@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Stream } from "effect"
 import { pgNotify, PgPool } from "../db/client.js"
+import { PgNotifications, RESYNC } from "../db/notifications.js"
 
 /** A platform channel as the inbound router sees it: what never changes while it is connected. */
 export interface RoutedChannel {
@@ -147,14 +148,16 @@ export class ChannelDirectory extends Effect.Service<ChannelDirectory>()("@platf
     const crossProcess = pg._tag === "Some" && pool._tag === "Some" && !pool.value.embedded
     const announce = (channelId?: number): Effect.Effect<void> =>
       crossProcess
-        ? pgNotify(pg.value, ROUTES_CHANNEL, channelId === undefined ? "*" : String(channelId)).pipe(
+        ? pgNotify(pg.value, ROUTES_CHANNEL, channelId === undefined ? RESYNC : String(channelId)).pipe(
           Effect.catchAllCause((cause) => Effect.logWarning("channel route NOTIFY failed", cause))
         )
         : Effect.void
-    if (crossProcess) {
-      yield* pg.value.listen(ROUTES_CHANNEL).pipe(
-        Stream.runForEach((payload) => Effect.sync(() => forget(payload === "*" ? undefined : Number(payload)))),
-        Effect.catchAllCause((cause) => Effect.logDebug(`LISTEN ${ROUTES_CHANNEL} unavailable`, cause)),
+    const notifications = yield* Effect.serviceOption(PgNotifications)
+    if (crossProcess && notifications._tag === "Some") {
+      // RESYNC: every route changed (announced so, or told after a lost LISTEN connection).
+      const payloads = yield* notifications.value.subscribe(ROUTES_CHANNEL)
+      yield* payloads.pipe(
+        Stream.runForEach((payload) => Effect.sync(() => forget(payload === RESYNC ? undefined : Number(payload)))),
         Effect.forkScoped
       )
     }
