@@ -68,10 +68,14 @@ export const runPump = (parts: PumpParts, options: PumpOptions = {}) =>
     const sweep = options.sweep ?? Duration.seconds(1)
     const settled = yield* Queue.unbounded<Settled>()
     // POSTs run as Promises, not fibers (a fiber per delivery cost more CPU than its
-    // request); closing the scope aborts the ones still running.
+    // request); closing the scope aborts the ones still running. Their outcomes are
+    // dropped (the rows stay leased); a POST's own deadline aborts its controller too,
+    // so `closed`, not the signal, tells a shutdown from a timeout.
     const running = new Set<AbortController>()
+    let closed = false
     yield* Effect.addFinalizer(() =>
       Effect.sync(() => {
+        closed = true
         for (const controller of running) controller.abort()
         running.clear()
       })
@@ -110,7 +114,7 @@ export const runPump = (parts: PumpParts, options: PumpOptions = {}) =>
       running.add(controller)
       void transport.send(entry.url, headers, body, controller).then((outcome) => {
         running.delete(controller)
-        if (!controller.signal.aborted) Queue.unsafeOffer(settled, { row, outcome, claimedAt })
+        if (!closed) Queue.unsafeOffer(settled, { row, outcome, claimedAt })
         release(1)
       })
     }

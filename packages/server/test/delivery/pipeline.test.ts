@@ -1,4 +1,5 @@
 import { SqlClient } from "@effect/sql"
+import { DELIVERY_TIMEOUT_SECONDS, RETRY_DELAYS_MINUTES } from "@platform/shared"
 import { expect, layer } from "@effect/vitest"
 import { Chunk, Duration, Effect, Schedule, TestClock } from "effect"
 import type { ClaimedRow } from "../../src/delivery/claims.js"
@@ -283,6 +284,32 @@ layer(TestEngine, { excludeTestServices: true })("the dispatch pipeline", (it) =
         )
       }
       expect(receiver.received.map(textOf).filter((t) => t.startsWith("flaky"))).toEqual(["flaky 0"])
+    }), { timeout: 30_000 })
+
+  // Real time: the receiver holds its answer past the 10 s deadline (SPEC §6.3).
+  it.scoped("a receiver that does not answer within 10 s: the attempt is recorded at the deadline and retried after 1 minute", () =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const receiver = yield* startReceiver(() => ({ status: 200, delayMs: DELIVERY_TIMEOUT_SECONDS * 1000 + 2_000 }))
+      const { accountId, channelId } = yield* createAccount()
+      const sub = yield* createSubscription({ accountId, url: receiver.url })
+      yield* deliveryWorkers({ fanOutSweep: Duration.minutes(5), dispatchSweep: Duration.minutes(5) })
+      yield* writeMessageEvent({ accountId, channelId, peer: "slow" })
+      yield* (yield* DeliveryWakeup).eventsWritten
+      const [posted] = yield* receiver.waitFor(1)
+      const [row] = yield* eventually(
+        Effect.map(deliveriesOf(sub.id), (rows) => rows[0]?.attempts === 1 ? rows : undefined),
+        15_000
+      )
+      expect(row).toMatchObject({ status: "pending", attempts: 1, response_status: null, delivered_at: null })
+      // The first retry counts from the attempt's end: the deadline, 10 s after the POST.
+      const retryAt = posted!.at + DELIVERY_TIMEOUT_SECONDS * 1000 + RETRY_DELAYS_MINUTES[1]! * 60_000
+      expect(row!.next_retry_at!.getTime()).toBeGreaterThanOrEqual(retryAt - 100)
+      expect(row!.next_retry_at!.getTime()).toBeLessThan(retryAt + 2_000)
+      const attempts = yield* sql<{ outcome: string; error: string }>`
+        select outcome, error from delivery_attempts where delivery_id = ${row!.id}`
+      expect(attempts).toEqual([{ outcome: "failed", error: `no response within ${DELIVERY_TIMEOUT_SECONDS * 1000} ms` }])
+      expect(receiver.received).toHaveLength(1)
     }), { timeout: 30_000 })
 
   it.scoped("a row whose event was deleted is not sent: its attempt fails, with the reason, and waits for its retry", () =>
