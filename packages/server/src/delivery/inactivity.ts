@@ -13,14 +13,17 @@ interface Candidate {
   readonly status: "active" | "ended"
   readonly message_count: number
   readonly last_active_at: Date
+  /** last_active_at exactly, microseconds included (a Date keeps milliseconds). */
+  readonly notified_for: string
 }
 
 /**
  * The inactivity sweep (SPEC §3.2): for each subscription with
  * inactivity_minutes, each active conversation of its scope idle for longer gets
  * one conversation.inactive delivery for that subscription. The notice row
- * remembers which last_active_at was reported, so the event is sent once per
- * period of inactivity and new activity re-arms it. Setting inactivity_minutes
+ * remembers which last_active_at was reported (to the microsecond, as stored),
+ * so the event is sent once per period of inactivity and new activity re-arms
+ * it. Setting inactivity_minutes
  * is the opt-in: the event goes to that subscription whatever its event_types.
  */
 export class InactivitySweep extends Effect.Service<InactivitySweep>()("@platform/server/InactivitySweep", {
@@ -33,7 +36,7 @@ export class InactivitySweep extends Effect.Service<InactivitySweep>()("@platfor
       const emitted = yield* sql.withTransaction(Effect.gen(function*() {
         const candidates = yield* sql<Candidate>`
           select s.id as subscription_id, s.developer_account_id, c.id as conversation_id, c.platform_channel_id,
-                 c.peer_id, c.status, c.message_count, c.last_active_at
+                 c.peer_id, c.status, c.message_count, c.last_active_at, c.last_active_at::text as notified_for
           from webhook_subscriptions s
           join conversations c
             on c.developer_account_id = s.developer_account_id
@@ -67,7 +70,7 @@ export class InactivitySweep extends Effect.Service<InactivitySweep>()("@platfor
             insert into conversation_inactivity_notices (subscription_id, conversation_id, notified_for)
             select * from unnest(${candidates.map((c) => c.subscription_id)}::bigint[],
                                  ${candidates.map((c) => c.conversation_id)}::bigint[],
-                                 ${candidates.map((c) => c.last_active_at)}::timestamptz[])
+                                 ${candidates.map((c) => c.notified_for)}::timestamptz[])
             on conflict (subscription_id, conversation_id) do update set notified_for = excluded.notified_for
           )
           insert into webhook_deliveries

@@ -48,4 +48,26 @@ layer(TestEngine)("inactivity sweep (SPEC §3.2)", (it) => {
       expect(yield* sweep.runOnce()).toBe(1)
       expect(yield* deliveriesOf(sub.id)).toHaveLength(2)
     }))
+
+  // now() in SQL keeps microseconds, which a JavaScript Date cannot hold.
+  it.scoped("a last_active_at with microseconds, as now() writes it, is notified once, not at every sweep", () =>
+    Effect.gen(function*() {
+      const t0 = Date.parse("2025-08-01T00:00:00.000Z")
+      yield* TestClock.setTime(t0)
+      const sql = yield* SqlClient.SqlClient
+      const { accountId, channelId } = yield* createAccount()
+      const sub = yield* createSubscription({ accountId, url: "http://127.0.0.1:9/hook", inactivityMinutes: 1 })
+      yield* sql`insert into conversations (developer_account_id, platform_channel_id, peer_id, last_active_at)
+        values (${accountId}, ${channelId}, 'peer-us', '2025-08-01T00:00:00.123456Z'::timestamptz)`
+      const sweep = yield* InactivitySweep
+      yield* TestClock.adjust(Duration.minutes(2))
+      expect(yield* sweep.runOnce()).toBe(1)
+      for (let i = 0; i < 3; i++) {
+        yield* TestClock.adjust(Duration.minutes(1))
+        expect(yield* sweep.runOnce()).toBe(0)
+      }
+      const rows = yield* deliveriesOf(sub.id)
+      expect(rows).toHaveLength(1)
+      expect(rows[0]!.envelope.data.last_active_at).toBe("2025-08-01T00:00:00.123Z")
+    }))
 })
