@@ -35,9 +35,17 @@ export const newEventId = (): string => {
 export const jsonObjectSql = (columns: string): string => `(select to_json(x) from (select ${columns}) x)`
 
 /**
+ * SQL: a timestamptz expression as ISO 8601 UTC text with milliseconds, the form of
+ * JavaScript's toISOString (`2025-01-02T03:04:05.678Z`). Casting to text instead
+ * gives Postgres's own form (`2025-01-02 03:04:05.678+00`), which SPEC §6.2 rules out.
+ */
+export const isoTimestampSql = (timestamptz: string): string =>
+  `to_char((${timestamptz})::timestamptz at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
+
+/**
  * SQL: an event's envelope as receivers get it (migration 0011: the stored text is
  * the body), compact JSON with its keys in SPEC §6.2 order. Each argument is an SQL
- * expression; `data` a `json` one (jsonObjectSql).
+ * expression; `occurredAt` a timestamptz one, `data` a `json` one (jsonObjectSql).
  */
 export const envelopeSql = (e: {
   readonly id: string
@@ -48,7 +56,7 @@ export const envelopeSql = (e: {
   readonly data: string
 }): string =>
   jsonObjectSql(`${e.id}::text as id, ${e.event}::text as event, ${e.account}::bigint as developer_account_id,
-    ${e.channel}::bigint as platform_channel_id, ${e.occurredAt}::text as occurred_at,
+    ${e.channel}::bigint as platform_channel_id, ${isoTimestampSql(e.occurredAt)} as occurred_at,
     '${API_VERSION}'::text as api_version, ${e.data}::json as data`)
 
 /**

@@ -268,7 +268,7 @@ export class Messages extends Effect.Service<Messages>()("@platform/server/Messa
             select 1, s.id, s.event_id, case s.status ${sql.unsafe(STATUS_EVENT_CASES)} end, s.status, s.envelope
             from steps s where s.status in (${sql.unsafe(STATUS_EVENT_VALUES)})
           ) e, (
-            select ${channel.account_id}::bigint as account_id, ${channel.id}::bigint as channel_id, ${now}::text as occurred_at,
+            select ${channel.account_id}::bigint as account_id, ${channel.id}::bigint as channel_id, ${now}::timestamptz as occurred_at,
               ${peer}::text as peer, ${body.type}::text as type, ${text}::text as text, ${mediaId}::text as media_id,
               ${upstreamId}::text as meta_message_id
           ) p

@@ -3,7 +3,7 @@ import { PLAN_LIMITS, PlanNames } from "@platform/shared"
 import { Cause, Clock, Duration, Effect, Exit, Option, Queue } from "effect"
 import { createHash } from "node:crypto"
 import { dedicatedSession, PgPool, poolQuery, scopedPool } from "../db/client.js"
-import { envelopeSql, jsonObjectSql, messageDataSql } from "../domain/events.js"
+import { envelopeSql, isoTimestampSql, jsonObjectSql, messageDataSql } from "../domain/events.js"
 import { currentPeriod } from "../domain/usage.js"
 import { groupsOf, isBatchable, MAX_BATCH, mergePlans, shares } from "./batch.js"
 import type { InboundPlan } from "./plan.js"
@@ -221,7 +221,7 @@ m_conv_up as (
   select 0 as g, 0 as o, c.conv_evt as event_id, u.developer_account_id as account_id, u.platform_channel_id as channel_id,
     'conversation.created' as event_type, null::text as peer,
     ${jsonObjectSql(`u.id as conversation_id, u.peer_id as peer_id, u.status as status,
-      u.message_count as message_count, :now::text as last_active_at`)} as data
+      u.message_count as message_count, ${isoTimestampSql(":now")} as last_active_at`)} as data
   from m_conv_up u join m_conv c on c.conv_id = u.id where u.created_event_id = c.conv_evt`)
     events.push(`
   select 1, o.i, o.evt, o.account_id, o.channel_id,
