@@ -1,4 +1,4 @@
-import { handleDelivery, METHOD_NOT_ALLOWED, replyHeaders, resolveOptions, TOO_LARGE, type HandlerReply, type WebhookHandlerOptions } from "./handle.js"
+import { handleDelivery, INCOMPLETE_BODY, METHOD_NOT_ALLOWED, replyHeaders, resolveOptions, TOO_LARGE, type HandlerReply, type WebhookHandlerOptions } from "./handle.js"
 
 /** Options of the Fetch adapter. */
 export interface FetchHandlerOptions extends WebhookHandlerOptions {
@@ -12,7 +12,7 @@ function toResponse(reply: HandlerReply): Response {
   return new Response(reply.body, { status: reply.status, headers })
 }
 
-/** Creates a Fetch `Request → Response` handler (Next.js route handlers, Hono, Cloudflare Workers, Bun, Deno) that verifies, parses and calls `onEvent` per event. */
+/** Creates a Fetch `Request → Response` handler (Next.js route handlers, Hono, Cloudflare Workers, Bun, Deno) that verifies, parses and calls `onEvent` per event; it always resolves to a Response, 400 when the body breaks off. */
 export function createFetchHandler(options: FetchHandlerOptions): (request: Request) => Promise<Response> {
   const resolved = resolveOptions(options, "createFetchHandler")
   const onError = options.onError ?? ((error: unknown) => console.error(error))
@@ -20,7 +20,12 @@ export function createFetchHandler(options: FetchHandlerOptions): (request: Requ
     if (request.method !== "POST") return toResponse(METHOD_NOT_ALLOWED)
     const declared = Number(request.headers.get("content-length") ?? 0)
     if (declared > resolved.maxBodyBytes) return toResponse(TOO_LARGE)
-    const body = new Uint8Array(await request.arrayBuffer())
+    let body: Uint8Array
+    try {
+      body = new Uint8Array(await request.arrayBuffer())
+    } catch {
+      return toResponse(INCOMPLETE_BODY)
+    }
     if (body.byteLength > resolved.maxBodyBytes) return toResponse(TOO_LARGE)
     try {
       return toResponse(await handleDelivery(resolved, request.headers, body))

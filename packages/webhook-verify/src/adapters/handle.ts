@@ -82,6 +82,13 @@ export const METHOD_NOT_ALLOWED: HandlerReply = reject(405, "method_not_allowed"
 /** Reply for a body over `maxBodyBytes`. */
 export const TOO_LARGE: HandlerReply = reject(413, "payload_too_large", failure("size", "the body exceeds maxBodyBytes"))
 
+/** Reply for a body that broke off before its end: the client aborted or the connection failed mid-body. */
+export const INCOMPLETE_BODY: HandlerReply = reject(
+  400,
+  "invalid_body",
+  failure("incomplete_body", "the request body broke off before its end (the client aborted or the connection failed)")
+)
+
 /** Verifies, parses and dispatches one delivery; rejects only when `onEvent` throws. */
 export async function handleDelivery(options: ResolvedOptions, headers: HeadersLike, rawBody: RawBody): Promise<HandlerReply> {
   const verified =

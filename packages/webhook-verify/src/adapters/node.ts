@@ -2,6 +2,7 @@ import type { HeadersLike } from "../headers.js"
 import { concatBytes } from "../encoding.js"
 import {
   handleDelivery,
+  INCOMPLETE_BODY,
   METHOD_NOT_ALLOWED,
   replyHeaders,
   resolveOptions,
@@ -31,15 +32,19 @@ export interface NodeHandlerOptions extends WebhookHandlerOptions {
 
 const encoder = new TextEncoder()
 
-/** Reads a request body up to `limit` bytes; returns null when it is larger. */
-export async function readBody(request: AsyncIterable<Uint8Array | string>, limit: number): Promise<Uint8Array | null> {
+/** Reads a request body up to `limit` bytes; a body over the limit, or one that breaks off (the client aborted), comes back as the reply to send instead. */
+export async function readBody(request: AsyncIterable<Uint8Array | string>, limit: number): Promise<Uint8Array | HandlerReply> {
   const chunks: Uint8Array[] = []
   let size = 0
-  for await (const chunk of request) {
-    const bytes = typeof chunk === "string" ? encoder.encode(chunk) : chunk
-    size += bytes.byteLength
-    if (size > limit) return null
-    chunks.push(bytes)
+  try {
+    for await (const chunk of request) {
+      const bytes = typeof chunk === "string" ? encoder.encode(chunk) : chunk
+      size += bytes.byteLength
+      if (size > limit) return TOO_LARGE
+      chunks.push(bytes)
+    }
+  } catch {
+    return INCOMPLETE_BODY
   }
   return chunks.length === 0 ? new Uint8Array(0) : concatBytes(chunks)
 }
@@ -52,14 +57,14 @@ export function writeReply(response: NodeResponseLike, reply: HandlerReply): voi
   response.end(reply.body ?? undefined)
 }
 
-/** Creates a `node:http` request listener that reads the raw body, verifies it (401 on a bad signature), parses it and calls `onEvent` per event, answering 204. */
+/** Creates a `node:http` request listener that reads the raw body, verifies it (401 on a bad signature), parses it and calls `onEvent` per event, answering 204; its promise never rejects, so a client that aborts mid-body cannot crash the server. */
 export function createNodeHandler(options: NodeHandlerOptions): (request: NodeRequestLike, response: NodeResponseLike) => Promise<void> {
   const resolved = resolveOptions(options, "createNodeHandler")
   const onError = options.onError ?? ((error: unknown) => console.error(error))
   return async (request, response) => {
     if (request.method !== "POST") return writeReply(response, METHOD_NOT_ALLOWED)
     const body = await readBody(request, resolved.maxBodyBytes)
-    if (body === null) return writeReply(response, TOO_LARGE)
+    if (!(body instanceof Uint8Array)) return writeReply(response, body)
     let reply: HandlerReply
     try {
       reply = await handleDelivery(resolved, request.headers, body)

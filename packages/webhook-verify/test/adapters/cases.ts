@@ -1,3 +1,5 @@
+import { connect, type Socket } from "node:net"
+import { once } from "node:events"
 import { signedHeaders, signStandard } from "../../src/testing.js"
 import { envelope, OTHER_SECRET, SECRET } from "../helpers.js"
 
@@ -77,4 +79,15 @@ export async function standardCase(ageSeconds: number): Promise<{ body: string; 
   const body = JSON.stringify(envelope("channel.connected"))
   const headers = await signStandard(SECRET, body, { timestamp: Math.floor(Date.now() / 1000) - ageSeconds })
   return { body, headers: { "content-type": "application/json", ...headers } }
+}
+
+/** Opens a raw socket to `url` and sends a signed POST that declares 1000 bytes but carries only a few; the caller destroys the socket. */
+export async function startPartialPost(url: string): Promise<Socket> {
+  const { hostname, port, pathname } = new URL(url)
+  const socket = connect(Number(port), hostname)
+  await once(socket, "connect")
+  const head = [`POST ${pathname} HTTP/1.1`, `Host: ${hostname}:${port}`, "Content-Type: application/json", "Content-Length: 1000"]
+  const signature = (await signedHeaders(SECRET, "{}"))["x-platform-signature"]!
+  socket.write(`${[...head, `X-Platform-Signature: ${signature}`].join("\r\n")}\r\n\r\n{"id":"evt_`)
+  return socket
 }

@@ -1,14 +1,16 @@
 import express, { type ErrorRequestHandler } from "express"
+import { once } from "node:events"
 import type { Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 import { createExpressMiddleware, type WebhookEvent } from "../../src/index.js"
 import { signedHeaders } from "../../src/testing.js"
 import { backends, envelope, SECRET, useBackend } from "../helpers.js"
-import { adapterCases, standardCase } from "./cases.js"
+import { adapterCases, standardCase, startPartialPost } from "./cases.js"
 
 const received: WebhookEvent[] = []
 const errors: unknown[] = []
+const handled: Array<Promise<void>> = []
 let failNext = false
 let server: Server
 let base: string
@@ -27,6 +29,7 @@ beforeAll(async () => {
   app.post("/small-raw", express.raw({ type: "application/json" }), createExpressMiddleware({ secret: SECRET, onEvent, maxBodyBytes: 50 }))
   app.post("/standard", express.raw({ type: "application/json" }), createExpressMiddleware({ secret: SECRET, onEvent, scheme: "standard" }))
   app.all("/get", webhook)
+  app.post("/express4", (req, res, next) => void handled.push(webhook(req, res, next)))
   app.use(express.json())
   app.post("/json", webhook)
   const onError: ErrorRequestHandler = (error, _req, res, _next) => {
@@ -45,6 +48,7 @@ afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())))
 afterEach(() => {
   received.length = 0
   errors.length = 0
+  handled.length = 0
   failNext = false
 })
 
@@ -98,5 +102,19 @@ describe.each(backends)("createExpressMiddleware() in an express app on 127.0.0.
 
   it("answers 405 to a GET", async () => {
     expect((await fetch(`${base}/get`)).status).toBe(405)
+  })
+})
+
+describe("createExpressMiddleware() and a client that aborts mid-body", () => {
+  it("drops the request without rejecting (Express 4 leaves a rejected middleware promise unhandled) and answers the next delivery", async () => {
+    const arrived = once(server, "request")
+    const socket = await startPartialPost(`${base}/express4`)
+    await arrived
+    socket.destroy()
+    await expect(handled[0]).resolves.toBeUndefined()
+    expect(errors).toEqual([])
+    const body = JSON.stringify(envelope("message.sent"))
+    expect((await post("/express4", body, await signedHeaders(SECRET, body))).status).toBe(204)
+    expect(received.map((event) => event.event)).toEqual(["message.sent"])
   })
 })

@@ -77,6 +77,21 @@ describe.each(backends)("createFetchHandler() with Fetch Request objects and the
     expect((await handlerWith({ maxBodyBytes: 10 })(streamed)).status).toBe(413)
   })
 
+  it("answers 400 incomplete_body, without rejecting, when the body stream breaks off", async () => {
+    const body = JSON.stringify(envelope("message.sent"))
+    const broken = new ReadableStream<Uint8Array>({
+      start: (controller) => {
+        controller.enqueue(new TextEncoder().encode(body.slice(0, 10)))
+        controller.error(Object.assign(new Error("aborted"), { code: "ECONNRESET" }))
+      }
+    })
+    const init = { method: "POST", body: broken, headers: await signedHeaders(SECRET, body), duplex: "half" } as RequestInit
+    const response = await handlerWith()(new Request("https://receiver.example/", init))
+    expect(response.status).toBe(400)
+    expect(await response.json()).toMatchObject({ error: "invalid_body", reason: "incomplete_body" })
+    expect(received).toEqual([])
+  })
+
   it("answers 500 and calls onError when onEvent rejects", async () => {
     const onError = vi.fn()
     const body = JSON.stringify(envelope("message.sent"))

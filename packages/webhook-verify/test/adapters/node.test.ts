@@ -1,12 +1,14 @@
+import { once } from "node:events"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest"
 import { createNodeHandler, type DeliveryInfo, type NodeHandlerOptions, type WebhookEvent } from "../../src/index.js"
 import { signedHeaders } from "../../src/testing.js"
 import { backends, envelope, OTHER_SECRET, SECRET, useBackend } from "../helpers.js"
-import { adapterCases, standardCase } from "./cases.js"
+import { adapterCases, standardCase, startPartialPost } from "./cases.js"
 
 const received: Array<[WebhookEvent, DeliveryInfo]> = []
+const handled: Array<Promise<void>> = []
 let options: Partial<NodeHandlerOptions> = {}
 let server: Server
 let url: string
@@ -20,7 +22,7 @@ beforeAll(async () => {
       },
       ...options
     })
-    void handler(req, res)
+    handled.push(handler(req, res))
   })
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`
@@ -30,6 +32,7 @@ afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())))
 
 afterEach(() => {
   received.length = 0
+  handled.length = 0
   options = {}
 })
 
@@ -106,6 +109,20 @@ describe.each(backends)("createNodeHandler() on a node:http server on 127.0.0.1 
     const body = JSON.stringify(envelope("message.read"))
     await post(body, await signedHeaders(SECRET, body))
     expect(done).toBe(true)
+  })
+})
+
+describe("createNodeHandler() and a client that aborts mid-body", () => {
+  it("drops the request without rejecting (node:http would crash the process on a rejection) and answers the next delivery", async () => {
+    const arrived = once(server, "request")
+    const socket = await startPartialPost(url)
+    await arrived
+    socket.destroy()
+    await expect(handled[0]).resolves.toBeUndefined()
+    expect(received).toEqual([])
+    const body = JSON.stringify(envelope("message.read"))
+    expect((await post(body, await signedHeaders(SECRET, body))).status).toBe(204)
+    expect(received.map(([event]) => event.event)).toEqual(["message.read"])
   })
 })
 
