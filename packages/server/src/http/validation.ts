@@ -1,4 +1,4 @@
-import { HttpApi, HttpApiBuilder, HttpApiError, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpApi, HttpApiBuilder, HttpApiError, HttpServerError, HttpServerRequest, HttpServerResponse, Multipart } from "@effect/platform"
 import type { HttpApiEndpoint } from "@effect/platform"
 import { PlatformApi, ValidationFailed } from "@platform/shared"
 import { Effect, Option, Predicate, SchemaAST as AST } from "effect"
@@ -56,9 +56,12 @@ export const validationResponse = (error: HttpApiError.HttpApiDecodeError) =>
     const endpoint = endpoints.find((e) => e.method === request.method && e.pattern.test(url.pathname))
     const pathParams = endpoint ? endpoint.pattern.exec(url.pathname)?.groups ?? {} : {}
     const query = Object.fromEntries(url.searchParams)
-    const json = endpoint?.payloadInQuery === false
-      ? yield* Effect.orElseSucceed(request.json, () => null)
-      : null
+    const contentType = (request.headers["content-type"] ?? "").trim()
+    const bodyIsJson = /^application\/json\b/i.test(contentType)
+    // Only a JSON body was read as text, which the request keeps; other bodies were
+    // read as bytes or parts, and reading them again would wait forever.
+    const hasBody = endpoint?.payloadInQuery === false
+    const json = hasBody && bodyIsJson ? yield* Effect.orElseSucceed(request.json, () => null) : null
     const locationOf = (issue: (typeof error.issues)[number]): Location => {
       const first = issue.path[0]
       if (first !== undefined && endpoint?.pathKeys.has(String(first))) return "path"
@@ -66,17 +69,37 @@ export const validationResponse = (error: HttpApiError.HttpApiDecodeError) =>
       return "body"
     }
     const sources: Record<Location, unknown> = { path: pathParams, query, body: json }
-    const detail = (["path", "query", "body"] as const).flatMap((location) =>
-      ValidationFailed.fromIssues(error.issues.filter((issue) => locationOf(issue) === location), location, sources[location])
-        .detail
-    )
+    const detail = (["path", "query", "body"] as const).flatMap((location) => {
+      const issues = error.issues.filter((issue) => locationOf(issue) === location)
+      // A body that is not JSON fails as a whole: say what to send, not which fields a form lacked.
+      if (location === "body" && issues.length > 0 && hasBody && !bodyIsJson && !/^multipart\/form-data\b/i.test(contentType)) {
+        return [notJson(contentType)]
+      }
+      return ValidationFailed.fromIssues(issues, location, sources[location]).detail
+    })
     return body(detail)
   })
+
+const notJson = (contentType: string): Detail => ({
+  loc: ["body"],
+  msg: `The request body must be JSON, sent with Content-Type: application/json (it was ${contentType === "" ? "missing" : contentType})`,
+  type: "content_type",
+  input: null,
+  ctx: {}
+})
 
 const malformedJson = body([{
   loc: ["body"],
   msg: "The request body is not valid JSON",
   type: "json_invalid",
+  input: null,
+  ctx: {}
+}])
+
+const malformedMultipart = body([{
+  loc: ["body"],
+  msg: "The multipart body could not be parsed",
+  type: "multipart_invalid",
   input: null,
   ctx: {}
 }])
@@ -102,13 +125,16 @@ export const ValidationMiddleware = HttpApiBuilder.middleware((app) =>
       (e): e is HttpServerError.RequestError => HttpServerError.isServerError(e) && e._tag === "RequestError",
       (e) => e.reason === "Decode" ? Effect.succeed(malformedJson) : Effect.fail(e)
     ),
-    // HttpApiBuilder reads a JSON payload with `Effect.orDie(request.json)`, so a
-    // malformed body arrives here as a defect, not as a failure.
-    Effect.catchSomeDefect((defect) =>
-      HttpServerError.isServerError(defect) && defect._tag === "RequestError" && defect.reason === "Decode"
-        ? Option.some(Effect.succeed(malformedJson))
+    // HttpApiBuilder reads a payload with `Effect.orDie(request.json)` (or
+    // `request.multipart`), so a malformed body arrives here as a defect, not as a failure.
+    Effect.catchSomeDefect((defect) => {
+      if (HttpServerError.isServerError(defect) && defect._tag === "RequestError" && defect.reason === "Decode") {
+        return Option.some(Effect.succeed(malformedJson))
+      }
+      return defect instanceof Multipart.MultipartError && defect.reason === "Parse"
+        ? Option.some(Effect.succeed(malformedMultipart))
         : Option.none()
-    ),
+    }),
     Effect.catchIf(
       (e): e is HttpServerError.RouteNotFound => HttpServerError.isServerError(e) && e._tag === "RouteNotFound",
       (e) => Effect.succeed(notFound(e.request))

@@ -21,6 +21,47 @@ layer(AuthTestServer(), { timeout: 60_000 })("v1 request validation", (it) => {
       })
     }))
 
+  // curl -d without -H sends application/x-www-form-urlencoded; the others came in as bytes the
+  // 422 could not read again (the request never got an answer).
+  it.effect.each([
+    "application/x-www-form-urlencoded",
+    "application/octet-stream",
+    "application/xml",
+    "text/plain"
+  ])("a body sent as %s that does not decode is 422 saying the body must be JSON", (contentType) =>
+    Effect.gen(function*() {
+      const { key } = yield* setup
+      const reply = yield* request("POST", "/platform/v1/webhooks/subscriptions", {
+        key,
+        rawBody: JSON.stringify({ target_url: "https://example.com/hook" }),
+        headers: { "content-type": contentType }
+      })
+      expect(reply.status).toBe(422)
+      expect(reply.body).toEqual({
+        detail: [{
+          loc: ["body"],
+          msg: `The request body must be JSON, sent with Content-Type: application/json (it was ${contentType})`,
+          type: "content_type",
+          input: null,
+          ctx: {}
+        }]
+      })
+    }))
+
+  it.effect("a multipart body that cannot be parsed is 422, not 500", () =>
+    Effect.gen(function*() {
+      const { key } = yield* setup
+      const reply = yield* request("POST", "/platform/v1/webhooks/subscriptions", {
+        key,
+        rawBody: "garbage",
+        headers: { "content-type": "multipart/form-data; boundary=x" }
+      })
+      expect(reply.status).toBe(422)
+      expect(reply.body).toEqual({
+        detail: [{ loc: ["body"], msg: "The multipart body could not be parsed", type: "multipart_invalid", input: null, ctx: {} }]
+      })
+    }))
+
   it.effect.each([
     { case: "a field of the wrong type", body: { enabled: "yes" }, loc: ["body", "enabled"], input: "yes" },
     { case: "a missing field", body: {}, loc: ["body", "enabled"], input: {} },
