@@ -200,12 +200,16 @@ const ABSENT = /^Expected (null|undefined), actual /
  * One issue per failing value: a union reports one issue per member it tried, so
  * `?mode=bogus` would read "Expected "native"…", "Expected "meta"…", "Expected
  * undefined…". At one path, the members "null" and "undefined" of an optional or
- * nullable field go when another member says more, and plain mismatches merge
- * into one "Expected a | b, actual x".
+ * nullable field go when another member says more (at that path or inside the
+ * value), and plain mismatches merge into one "Expected a | b, actual x".
  */
 const collapseUnionIssues = (issues: ReadonlyArray<FormattedIssue>): ReadonlyArray<FormattedIssue> => {
+  const keys = issues.map((issue) => JSON.stringify(issue.path.map(String)))
+  // A nullable object whose member failed inside: "Expected null" for the object says nothing more.
+  const insideOf = (key: string) => keys.some((k) => k.length > key.length && k.startsWith(key.slice(0, -1) + ","))
   const byPath = new Map<string, Array<FormattedIssue>>()
   for (const issue of issues) {
+    if (issue._tag === "Type" && ABSENT.test(issue.message) && insideOf(JSON.stringify(issue.path.map(String)))) continue
     const key = JSON.stringify(issue.path.map(String))
     const group = byPath.get(key)
     if (group === undefined) byPath.set(key, [issue])

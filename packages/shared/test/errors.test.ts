@@ -214,6 +214,12 @@ describe("422 details of union-typed fields", () => {
     ])
   })
 
+  it("a nullable object with a bad value inside says only that value, not also \"Expected null\" for the object", () => {
+    expect(detailOf({ target_url: "https://example.com/h", custom_headers: { "X-A": 1 } })).toStrictEqual([
+      { loc: ["body", "custom_headers", "X-A"], msg: "Expected string, actual 1", type: "value_error", input: 1, ctx: {} }
+    ])
+  })
+
   it("issues at different paths all stay, one each", () => {
     const detail = detailOf({ event_types: ["nope"], buffer_max_batch: 0, inactivity_minutes: 1.5 })
     expect(detail.map((d) => d.loc)).toStrictEqual([
