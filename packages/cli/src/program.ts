@@ -5,6 +5,7 @@ import {
   AuthenticationError,
   PermissionDeniedError,
   RateLimitError,
+  UnexpectedResponseError,
   ValidationError,
   VERSION
 } from "@platform/sdk"
@@ -103,6 +104,7 @@ const report = (ctx: Context, error: unknown): number => {
       return emit(ExitCode.failure, `${error.message}. Create a key with the ${error.requiredScope} scope in the dashboard.`, requestId, json)
     }
     if (error instanceof RateLimitError) return emit(ExitCode.failure, `${error.message}; retry in ${error.retryAfter ?? "a few"} s.`, requestId, json)
+    if (error instanceof UnexpectedResponseError) return emit(ExitCode.failure, `${error.message} Check --base-url / PLATFORM_BASE_URL.`, requestId, json)
     return emit(ExitCode.failure, error.message, requestId, json)
   }
   if (error instanceof APIConnectionError) return emit(ExitCode.failure, `could not reach the API: ${error.message} Is the server running? (--base-url)`)

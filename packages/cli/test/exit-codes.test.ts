@@ -1,6 +1,7 @@
 import { mockApi } from "@platform/test-support/mock-api"
 import { spawn } from "node:child_process"
-import { createServer } from "node:net"
+import { createServer as createHttpServer } from "node:http"
+import { createServer, type AddressInfo } from "node:net"
 import { fileURLToPath } from "node:url"
 import { describe, expect, it } from "vitest"
 import { cli } from "./support/cli.js"
@@ -66,6 +67,25 @@ describe("exit codes", () => {
     expect(ran.code).toBe(1)
     expect(ran.stderr).toMatch(/could not reach the API: Connection error: .*ECONNREFUSED/)
   }, 20_000)
+
+  it.each([
+    ["send text", ["send", "text", "--channel", "7", "--to", "1555", "--text", "hi"]],
+    ["channels list", ["channels", "list"]],
+    ["subscriptions list --json", ["subscriptions", "list", "--json"]]
+  ])("a web page answering 200 instead of the API makes %s exit 1 and say the base URL may be wrong", async (_name, argv) => {
+    const page = createHttpServer((_req, res) => res.writeHead(200, { "content-type": "text/html" }).end("<!doctype html><title>dev server</title>"))
+    await new Promise<void>((resolve) => page.listen(0, "127.0.0.1", resolve))
+    const base = `http://127.0.0.1:${(page.address() as AddressInfo).port}`
+    try {
+      const ran = await cli(argv, { env: { PLATFORM_BASE_URL: base } })
+      expect(ran.code).toBe(1)
+      expect(ran.stdout).toBe("")
+      const message = argv.includes("--json") ? (JSON.parse(ran.stderr) as { error: { message: string } }).error.message : ran.stderr
+      expect(message).toMatch(/answered 200 text\/html, not JSON: the base URL http:\/\/127\.0\.0\.1:\d+ may not be the platform API.*--base-url/)
+    } finally {
+      await new Promise((resolve) => page.close(resolve))
+    }
+  })
 
   it.each([
     [["--help"], /Usage: platform/],

@@ -14,6 +14,7 @@ export {
   PlatformError,
   RateLimitError,
   TemplateQuotaError,
+  UnexpectedResponseError,
   UpstreamError,
   ValidationError
 } from "./core/errors.js"

@@ -1,5 +1,7 @@
 import { BASE_URL, mockApi } from "@platform/test-support/mock-api"
-import { describe, expect, it } from "vitest"
+import { createServer, type Server } from "node:http"
+import type { AddressInfo } from "node:net"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import {
   APIConnectionError,
   APIError,
@@ -14,6 +16,7 @@ import {
   PlatformError,
   RateLimitError,
   TemplateQuotaError,
+  UnexpectedResponseError,
   UpstreamError,
   ValidationError
 } from "../src/index.js"
@@ -93,5 +96,56 @@ describe("error classes", () => {
       delete process.env.PLATFORM_API_KEY
       delete process.env.PLATFORM_BASE_URL
     }
+  })
+})
+
+describe("a 2xx answer that is not the API's (wrong port, a proxy's page)", () => {
+  let answer: { status: number; headers: Record<string, string>; body: string } = { status: 200, headers: {}, body: "" }
+  let hits = 0
+  let server: Server
+  let base: string
+  beforeAll(async () => {
+    server = createServer((_req, res) => {
+      hits++
+      res.writeHead(answer.status, answer.headers).end(answer.body)
+    })
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  })
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())))
+  const loopback = () => new Platform({ apiKey: "k", baseUrl: base, maxRetries: 2 })
+
+  it.each([
+    ["an HTML page", { "content-type": "text/html; charset=utf-8" }, "<!doctype html><h1>Vite</h1>", "200 text/html; charset=utf-8, not JSON"],
+    ["plain text without a Content-Type", {}, "ok", "200 without a Content-Type, not JSON"],
+    ["JSON that does not parse", { "content-type": "application/json" }, "<html>", "200 application/json whose body is not JSON (Unexpected token"]
+  ])("%s throws UnexpectedResponseError naming the status, the type and the base URL, without retrying", async (_name, headers, body, got) => {
+    answer = { status: 200, headers, body }
+    hits = 0
+    const error = await loopback().channels.list().catch((e: unknown) => e)
+    expect(hits).toBe(1)
+    expect(error).toBeInstanceOf(UnexpectedResponseError)
+    expect(error).toBeInstanceOf(APIError)
+    expect(error).toBeInstanceOf(PlatformError)
+    const e = error as UnexpectedResponseError
+    expect(e.message).toContain(`GET ${base}/platform/v1/channels answered ${got}`)
+    expect(e.message).toContain(`the base URL ${base} may not be the platform API`)
+    expect(e).toMatchObject({ name: "UnexpectedResponseError", status: 200, code: undefined, body })
+    expect(e.contentType).toBe(headers["content-type"])
+  })
+
+  it("a 204 answer is still a success without a body", async () => {
+    answer = { status: 204, headers: {}, body: "" }
+    await expect(loopback().webhooks.subscriptions.delete(11)).resolves.toBeUndefined()
+  })
+
+  it("events.stream() answered with an HTML page ends with UnexpectedResponseError instead of reconnecting", async () => {
+    answer = { status: 200, headers: { "content-type": "text/html" }, body: "<!doctype html>" }
+    const stream = loopback().events.stream({ maxReconnects: 0 })
+    const error = await (async () => {
+      for await (const _ of stream) return undefined
+    })().catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(UnexpectedResponseError)
+    expect((error as Error).message).toContain("200 text/html, not an event stream (text/event-stream)")
   })
 })

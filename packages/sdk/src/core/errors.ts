@@ -214,6 +214,35 @@ export class UpstreamError extends APIError {
   }
 }
 
+/** Options of `UnexpectedResponseError`. */
+export interface UnexpectedResponseInit extends APIErrorInit {
+  /** The request, as `GET http://host/platform/v1/channels`. */
+  readonly request: string
+  /** The client's base URL. */
+  readonly baseUrl: string
+  /** What the route answers with: `JSON` or `an event stream (text/event-stream)`. */
+  readonly expected: string
+  /** Why the body was rejected although its type looked right (a JSON parse error). */
+  readonly problem?: string | undefined
+}
+
+/** A 2xx answer that is not the API's (an HTML page, a body that is not JSON): the base URL most likely points at another server or a proxy. */
+export class UnexpectedResponseError extends APIError {
+  override readonly name = "UnexpectedResponseError"
+  /** The response's `Content-Type`, undefined when it had none. */
+  readonly contentType: string | undefined
+  constructor(init: UnexpectedResponseInit) {
+    const contentType = init.headers.get("content-type") ?? undefined
+    const got = `${init.status} ${contentType === undefined ? "without a Content-Type" : contentType}`
+    const what = init.problem === undefined ? `, not ${init.expected}` : ` whose body is not ${init.expected} (${init.problem})`
+    super({
+      ...init,
+      message: `${init.request} answered ${got}${what}: the base URL ${init.baseUrl} may not be the platform API (another server or a proxy answered).`
+    })
+    this.contentType = contentType
+  }
+}
+
 /** The request never got an HTTP answer (DNS, refused or reset connection, TLS). */
 export class APIConnectionError extends PlatformError {
   override readonly name: string = "APIConnectionError"

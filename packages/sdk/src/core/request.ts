@@ -5,6 +5,7 @@ import {
   APIError,
   APIUserAbortError,
   PlatformError,
+  UnexpectedResponseError,
   isTemplateQuota,
   parseRetryAfter
 } from "./errors.js"
@@ -177,19 +178,29 @@ const rootCause = (error: unknown): string => {
   return code && !message.includes(code) ? `${code} ${message}` : message
 }
 
-/** Reads the error body of a streamed request (JSON when it parses, else text). */
+/** An error body: JSON when it parses, else the text; null when empty. */
+const lenientBody = (text: string | undefined): unknown => {
+  if (text === undefined || text === "") return null
+  try {
+    return JSON.parse(text) as unknown
+  } catch {
+    return text
+  }
+}
+
+/** Reads the error body of a streamed request. */
 const readErrorBody = async (response: Response): Promise<unknown> => {
   try {
-    const text = await response.text()
-    try {
-      return JSON.parse(text) as unknown
-    } catch {
-      return text
-    }
+    return lenientBody(await response.text())
   } catch {
     return null
   }
 }
+
+/** Statuses that carry no body by definition. */
+const NO_BODY = new Set([204, 205])
+const JSON_TYPE = /^application\/(?:[\w!#$%&*.^`~-]+\+)?json\s*(?:;|$)/i
+const EVENT_STREAM_TYPE = /^text\/event-stream\s*(?:;|$)/i
 
 /** The HTTP core: builds requests, retries with backoff, maps failures to the SDK's error classes. */
 export class APIClient {
@@ -296,7 +307,8 @@ export class APIClient {
         signal: controller.signal
       }
       if (req.body !== undefined) init.body = req.body
-      if (req.stream) init.responseType = "stream"
+      // Bodies are read as text and parsed here, strictly for success answers (ofetch's destr would pass an HTML page through).
+      init.responseType = req.stream ? "stream" : "text"
       response = (await this.#fetch.raw(url, init)) as RawResponse
     } catch (cause) {
       if (userSignal?.aborted) throw new APIUserAbortError()
@@ -312,10 +324,39 @@ export class APIClient {
     const rateLimit = parseRateLimit(response.headers)
     if (rateLimit) this.#rateLimit = rateLimit
     if (response.status >= 400) {
-      const body = req.stream ? await readErrorBody(response) : response._data
-      return { kind: "http", error: APIError.generate(response.status, body ?? null, response.headers) }
+      const body = req.stream ? await readErrorBody(response) : lenientBody(response._data as string | undefined)
+      return { kind: "http", error: APIError.generate(response.status, body, response.headers) }
     }
-    return { kind: "ok", value: { data: response._data as T, response, requestId } }
+    const data = await this.#successBody(req, url, response)
+    if (data instanceof UnexpectedResponseError) return { kind: "http", error: data }
+    return { kind: "ok", value: { data: data as T, response, requestId } }
+  }
+
+  /** The body of a 2xx answer: parsed JSON, the byte stream of an event stream, or the error saying it is not the API's answer. */
+  async #successBody(req: FinalRequest, url: string, response: RawResponse): Promise<unknown> {
+    const contentType = response.headers.get("content-type") ?? ""
+    const unexpected = (expected: string, body: unknown, problem?: string) =>
+      new UnexpectedResponseError({
+        status: response.status,
+        headers: response.headers,
+        body,
+        request: `${req.method} ${url}`,
+        baseUrl: this.baseUrl,
+        expected,
+        problem
+      })
+    if (req.stream) {
+      if (EVENT_STREAM_TYPE.test(contentType)) return response._data
+      return unexpected("an event stream (text/event-stream)", await readErrorBody(response))
+    }
+    if (NO_BODY.has(response.status)) return undefined
+    const text = (response._data as string | undefined) ?? ""
+    if (!JSON_TYPE.test(contentType)) return unexpected("JSON", lenientBody(text))
+    try {
+      return JSON.parse(text) as unknown
+    } catch (error) {
+      return unexpected("JSON", text, (error as Error).message)
+    }
   }
 }
 
