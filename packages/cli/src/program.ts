@@ -21,7 +21,7 @@ import { markRead } from "./commands/messages/mark-read.js"
 import { sandbox } from "./commands/sandbox/index.js"
 import { send } from "./commands/send/index.js"
 import { subscriptions } from "./commands/subscriptions/index.js"
-import { CliError, Context, ExitCode, type GlobalFlags, type RunIO } from "./context.js"
+import { CliError, Context, ExitCode, usage, type GlobalFlags, type RunIO } from "./context.js"
 
 export type { RunIO } from "./context.js"
 export { ExitCode } from "./context.js"
@@ -71,9 +71,16 @@ export const buildProgram = (ctx: Context): Command => {
       .showHelpAfterError("(add --help for usage)")
       .configureOutput({
         writeOut: (s) => void ctx.io.stdout.write(s),
-        writeErr: (s) => void ctx.io.stderr.write(s)
+        writeErr: (s) => void ctx.io.stderr.write(s),
+        // With --json, run() reports a parse error as one JSON object instead.
+        outputError: (s, write) => void (ctx.flags.json ? undefined : write(s))
       })
   )
+  // Root options are parsed before any subcommand fails, so --json is known by the time commander reports an error.
+  program.on("option:json", () => {
+    ctx.flags = { ...ctx.flags, json: true }
+    each(program, (c) => c.showHelpAfterError(false))
+  })
   return program
 }
 
@@ -119,10 +126,10 @@ export const run = async (argv: ReadonlyArray<string>, io: RunIO): Promise<numbe
     await program.parseAsync([...argv], { from: "user" })
     return io.signal?.aborted ? ExitCode.interrupted : ExitCode.ok
   } catch (error) {
-    if (error instanceof CommanderError) {
-      if (error.code === "commander.helpDisplayed" || error.code === "commander.version") return ExitCode.ok
-      return ExitCode.usage
-    }
-    return report(ctx, error)
+    if (!(error instanceof CommanderError)) return report(ctx, error)
+    if (error.code === "commander.helpDisplayed" || error.code === "commander.version") return ExitCode.ok
+    // "commander.help" is a command run without its subcommand: the help on stderr says it all.
+    if (ctx.flags.json && error.code !== "commander.help") return report(ctx, usage(error.message.replace(/^error: /, "")))
+    return ExitCode.usage
   }
 }

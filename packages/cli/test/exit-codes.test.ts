@@ -33,7 +33,7 @@ describe("exit codes", () => {
     expect(JSON.parse(ran.stderr)).toMatchObject({ error: { exit_code: 1, status: 422, code: "validation_error", body: { detail: [issue] } } })
   })
 
-  it.each([
+  const usageErrors = [
     ["an unknown command", ["sned"], /unknown command 'sned'/],
     ["an unknown option", ["channels", "list", "--bogus"], /unknown option '--bogus'/],
     ["a missing required option", ["send", "text", "--channel", "7", "--to", "1555"], /required option '--text <text>' not specified/],
@@ -43,11 +43,22 @@ describe("exit codes", () => {
     ["an update without fields", ["subscriptions", "update", "11"], /nothing to update/],
     ["a relative --forward-to", ["listen", "--forward-to", "localhost:3000"], /must be an absolute URL|--forward-to/],
     ["an unknown help topic", ["help", "nope"], /no help topic or command "nope"/]
-  ] as const)("%s is a usage error (exit 2) and calls no API", async (_name, argv, message) => {
+  ] as const
+
+  it.each(usageErrors)("%s is a usage error (exit 2) and calls no API", async (_name, argv, message) => {
     const ran = await cli(argv)
     expect(ran.code).toBe(2)
     expect(ran.stderr).toMatch(message)
     expect(api.calls).toHaveLength(0)
+  })
+
+  it.each(usageErrors)("with --json, %s is one JSON object on stderr (exit 2)", async (_name, argv, message) => {
+    const ran = await cli([...argv, "--json"])
+    expect(ran.code).toBe(2)
+    expect(ran.stdout).toBe("")
+    const error = (JSON.parse(ran.stderr) as { error: { message: string; exit_code: number } }).error
+    expect(error).toEqual({ message: expect.stringMatching(message), exit_code: 2 })
+    expect(error.message).not.toMatch(/^error:/)
   })
 
   it("no API key anywhere exits 4 and says how to configure one", async () => {
@@ -93,11 +104,15 @@ describe("exit codes", () => {
     [["help", "send"], /Usage: platform send/],
     [["help", "send", "text"], /--preview-url/],
     [["help", "environment"], /flag > environment variable >\s+profile in the config file > default[\s\S]*PLATFORM_API_KEY[\s\S]*NO_COLOR[\s\S]*0600/],
-    [["help", "exit-codes"], /0 +success[\s\S]*2 +usage[\s\S]*4 +authentication[\s\S]*130 +interrupted/]
+    [["help", "exit-codes"], /0 +success[\s\S]*2 +usage[\s\S]*4 +authentication[\s\S]*130 +interrupted/],
+    [["--json", "--help"], /Usage: platform/],
+    [["send", "text", "--help", "--json"], /Usage: platform send text/],
+    [["--json", "--version"], /^0\.1\.0\n$/]
   ] as const)("platform %j prints help on stdout and exits 0", async (argv, text) => {
     const ran = await cli(argv)
     expect(ran.code).toBe(0)
     expect(ran.stdout).toMatch(text)
+    expect(ran.stderr).toBe("")
   })
 
   it("a reader that closes the pipe early (`platform --help | head -1`) ends the CLI quietly with exit 0", async () => {
