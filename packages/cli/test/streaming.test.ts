@@ -1,6 +1,8 @@
 import { mockApi } from "@platform/test-support/mock-api"
 import { verify, verifyAndParse, verifyStandard } from "@platform/webhook-verify"
+import { mkdirSync, writeFileSync } from "node:fs"
 import { createServer, type IncomingHttpHeaders } from "node:http"
+import { join } from "node:path"
 import type { AddressInfo } from "node:net"
 import { afterEach, describe, expect, it } from "vitest"
 import { cli, configHome } from "./support/cli.js"
@@ -101,6 +103,31 @@ describe("listen", () => {
     const again = await cli(["listen", "--forward-to", "http://127.0.0.1:9/x", "--print-secret"], { env: { XDG_CONFIG_HOME: home } })
     expect(first.stdout.trim()).toMatch(/^whsec_/)
     expect(again.stdout).toBe(first.stdout)
+  })
+
+  it.each([
+    ["without the whsec_ prefix", "MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"],
+    ["with nothing after whsec_", "whsec_"],
+    ["that is not base64 after whsec_", "whsec_not-base64!"],
+    ["with a trailing newline", "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw\n"]
+  ])("a --secret %s is a usage error (exit 2) before connecting", async (_name, secret) => {
+    api.on("get", "/platform/v1/events/stream", { sse: [sse(f.envelope)], hold: true })
+    const ran = await cli(["listen", "--forward-to", "http://127.0.0.1:9/webhooks", "--secret", secret, "--count", "1"])
+    expect(ran.code).toBe(2)
+    expect(ran.stderr).toMatch(/--secret must be a signing secret of the form whsec_<base64>/)
+    expect(ran.stderr).not.toMatch(/Ready!/)
+    expect(api.calls).toHaveLength(0)
+  })
+
+  it("a profile listen_secret that cannot sign exits 1 before connecting, naming the config file", async () => {
+    const home = configHome()
+    mkdirSync(join(home, "platform"))
+    writeFileSync(join(home, "platform", "config.json"), JSON.stringify({ profiles: { default: { listen_secret: "hunter2" } } }))
+    api.on("get", "/platform/v1/events/stream", { sse: [sse(f.envelope)], hold: true })
+    const ran = await cli(["listen", "--forward-to", "http://127.0.0.1:9/webhooks", "--count", "1"], { env: { XDG_CONFIG_HOME: home } })
+    expect(ran.code).toBe(1)
+    expect(ran.stderr).toContain(`The listen_secret of profile "default" in ${join(home, "platform", "config.json")} is not a signing secret`)
+    expect(api.calls).toHaveLength(0)
   })
 
   it("--json prints one object per forwarded event with the receiver's status", async () => {

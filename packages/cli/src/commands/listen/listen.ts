@@ -12,6 +12,12 @@ export const newSecret = (): string => {
 
 const FORWARD_TIMEOUT_MS = 10_000
 
+/** Whether a secret can sign both schemes: `whsec_` and the base64 key webhook-verify decodes. */
+const signable = async (secret: string): Promise<boolean> =>
+  secret.startsWith("whsec_") && (await signStandard(secret, "").then(() => true, () => false))
+
+const SECRET_FORM = "a signing secret of the form whsec_<base64>, such as `platform listen --print-secret` prints"
+
 export const listen: CommandFactory = (ctx) =>
   command("listen", "Stream events and forward each to a local URL, signed with a local secret (no tunnel needed)")
     .requiredOption("--forward-to <url>", "local URL that receives the events, e.g. http://localhost:3000/webhooks")
@@ -37,6 +43,10 @@ export const listen: CommandFactory = (ctx) =>
       if (secret === undefined) {
         secret = newSecret()
         await ctx.saveProfile({ listen_secret: secret })
+      }
+      if (!(await signable(secret))) {
+        if (o.secret !== undefined) throw usage(`--secret must be ${SECRET_FORM}`)
+        throw new CliError(`The listen_secret of profile "${ctx.profileName}" in ${ctx.configPath} is not ${SECRET_FORM}; remove it to have a new one created.`)
       }
       if (o.printSecret) {
         ctx.out.line(secret)
