@@ -19,6 +19,7 @@ import { DashboardTeamLive } from "./dashboard-team.js"
 import { EventsStreamLive } from "./events-stream.js"
 import { nodeServerLayer } from "./front-routes.js"
 import { HealthLive } from "./health.js"
+import { InputGuardLive } from "./input-guard.js"
 import { MediaDownloadRoute, MediaLive } from "./media.js"
 import { MessagesLive } from "./messages.js"
 import { RequestContextMiddleware, requestsInFlight } from "./request-context.js"
@@ -43,7 +44,7 @@ export const ApiLive = HttpApiBuilder.api(PlatformApi).pipe(
     DashboardTeamLive,
     DashboardChannelsLive
   ]),
-  Layer.provide([ApiKeyAuthLive, DashboardAuthLive, SameOriginLive])
+  Layer.provide([ApiKeyAuthLive, DashboardAuthLive, SameOriginLive, InputGuardLive])
 )
 
 /** The routes and middleware of the HTTP surface, without a listener. */

@@ -62,6 +62,49 @@ layer(AuthTestServer(), { timeout: 60_000 })("v1 request validation", (it) => {
       })
     }))
 
+  // Postgres text cannot hold U+0000: these were 500s (the insert failed after validation).
+  it.effect.each([
+    {
+      case: "a body field",
+      method: "POST",
+      path: "/platform/v1/webhooks/subscriptions",
+      body: { target_url: "https://93.184.215.14/hook", description: "a\u0000b" },
+      loc: ["body", "description"],
+      input: "a\u0000b"
+    },
+    {
+      case: "a nested body value",
+      method: "POST",
+      path: "/platform/v1/webhooks/subscriptions",
+      body: { target_url: "https://93.184.215.14/hook", event_types: ["message.sent", "\u0000"] },
+      loc: ["body", "event_types", 1],
+      input: "\u0000"
+    },
+    { case: "a query parameter", method: "GET", path: "/platform/v1/webhooks/deliveries?event_type=a%00b", loc: ["query", "event_type"], input: "a\u0000b" },
+    {
+      case: "a path parameter",
+      method: "PATCH",
+      path: "/platform/v1/conversations/1%00",
+      body: { status: "ended" },
+      loc: ["path", "conversation_id"],
+      input: "1\u0000"
+    }
+  ])("U+0000 in $case is 422 at its loc, never 500", ({ body, input, loc, method, path }) =>
+    Effect.gen(function*() {
+      const { key } = yield* setup
+      const reply = yield* request(method, path, { key, ...(body === undefined ? {} : { body }) })
+      expect(reply.status).toBe(422)
+      expect(reply.body).toEqual({
+        detail: [{ loc, msg: "must not contain the character U+0000", type: "value_error", input, ctx: {} }]
+      })
+    }))
+
+  it.effect("U+0000 without a key is still 401: authentication comes first", () =>
+    Effect.gen(function*() {
+      const reply = yield* request("GET", "/platform/v1/webhooks/deliveries?event_type=%00")
+      expect(reply.status).toBe(401)
+    }))
+
   it.effect.each([
     { case: "a field of the wrong type", body: { enabled: "yes" }, loc: ["body", "enabled"], input: "yes" },
     { case: "a missing field", body: {}, loc: ["body", "enabled"], input: {} },

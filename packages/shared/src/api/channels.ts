@@ -3,7 +3,7 @@ import { Schema } from "effect"
 import { Channel, ChannelType, InboundSwitch } from "../channel.js"
 import { optional } from "../common.js"
 import { NotFound, wire } from "../errors.js"
-import { ApiKeyAuth, CookieAllowed, RequiredScope } from "./security.js"
+import { ApiKeyAuth, CookieAllowed, InputGuard, RequiredScope } from "./security.js"
 
 export const ChannelIdPath = Schema.Struct({ channel_id: Schema.NumberFromString.pipe(Schema.int()) })
 
@@ -33,6 +33,7 @@ export class ChannelsGroup extends HttpApiGroup.make("channels")
       .addError(wire(NotFound))
       .annotate(OpenApi.Summary, "Switch inbound processing of a channel on or off (kill-switch)")
   )
+  .middleware(InputGuard)
   .middleware(ApiKeyAuth)
   .annotate(RequiredScope, "manage:channels")
   .annotate(CookieAllowed, true)

@@ -2,7 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Conversation, ConversationPatch } from "../conversation.js"
 import { NotFound, wire } from "../errors.js"
-import { ApiKeyAuth, CookieAllowed, RequiredScope } from "./security.js"
+import { ApiKeyAuth, CookieAllowed, InputGuard, RequiredScope } from "./security.js"
 
 export const ConversationPath = Schema.Struct({ conversation_id: Schema.NumberFromString.pipe(Schema.int()) })
 
@@ -21,6 +21,7 @@ export class ConversationsGroup extends HttpApiGroup.make("conversations")
         "`ended` sets ended_at and emits conversation.ended; `active` re-activates. Setting the current status is a no-op."
       )
   )
+  .middleware(InputGuard)
   .middleware(ApiKeyAuth)
   .annotate(RequiredScope, "manage:data")
   .annotate(CookieAllowed, false)

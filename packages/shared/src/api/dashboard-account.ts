@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Account, AccountPatch, Billing, Conflict, InsufficientRole, Me, PlanChange } from "../account.js"
 import { wire } from "../errors.js"
-import { DashboardAuth } from "./security.js"
+import { DashboardAuth, InputGuard } from "./security.js"
 
 /** The signed-in user, their account and billing (plan, usage, limits). */
 export class DashboardAccountGroup extends HttpApiGroup.make("dashboardAccount")
@@ -22,5 +22,6 @@ export class DashboardAccountGroup extends HttpApiGroup.make("dashboardAccount")
       .addError(wire(Conflict))
       .annotate(OpenApi.Description, "Owner only. A downgrade below the number of connected channels is 409.")
   )
+  .middleware(InputGuard)
   .middleware(DashboardAuth)
 {}

@@ -2,7 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/p
 import { Schema } from "effect"
 import { ApiKey, ApiKeyCreate, ApiKeyCreated, ApiKeyPatch } from "../api-key.js"
 import { NotFound, wire } from "../errors.js"
-import { DashboardAuth } from "./security.js"
+import { DashboardAuth, InputGuard } from "./security.js"
 
 const KeyPath = Schema.Struct({ id: Schema.NumberFromString.pipe(Schema.int()) })
 
@@ -29,5 +29,6 @@ export class DashboardApiKeysGroup extends HttpApiGroup.make("dashboardApiKeys")
       .addSuccess(HttpApiSchema.NoContent)
       .addError(wire(NotFound))
   )
+  .middleware(InputGuard)
   .middleware(DashboardAuth)
 {}

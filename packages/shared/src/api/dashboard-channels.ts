@@ -3,7 +3,7 @@ import { Schema } from "effect"
 import { ChannelWebhook, ChannelWebhookUpdate, Conflict, ConnectChat, ConnectSocial, DashboardChannel } from "../account.js"
 import { BadRequest, NotFound, PlanForbidden, UpstreamFailure, ValidationFailed, wire } from "../errors.js"
 import { SandboxInbound, SandboxInboundAccepted } from "../sandbox.js"
-import { DashboardAuth } from "./security.js"
+import { DashboardAuth, InputGuard } from "./security.js"
 
 const ChannelPath = Schema.Struct({ id: Schema.NumberFromString.pipe(Schema.int()) })
 
@@ -52,5 +52,6 @@ export class DashboardChannelsGroup extends HttpApiGroup.make("dashboardChannels
       .addError(wire(UpstreamFailure))
       .annotate(OpenApi.Summary, "Sandbox upstream only: inject an inbound message as the upstream would post it")
   )
+  .middleware(InputGuard)
   .middleware(DashboardAuth)
 {}

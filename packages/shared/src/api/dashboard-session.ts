@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { EmailTaken, Login, Me, Signup } from "../account.js"
 import { RateLimited, Unauthorized, wire } from "../errors.js"
-import { SameOrigin } from "./security.js"
+import { InputGuard, SameOrigin } from "./security.js"
 
 /** Signup, login and logout: the only dashboard routes without a session; they set or clear the cookie. */
 export class DashboardSessionGroup extends HttpApiGroup.make("dashboardSession")
@@ -26,5 +26,6 @@ export class DashboardSessionGroup extends HttpApiGroup.make("dashboardSession")
       .addSuccess(HttpApiSchema.NoContent)
       .annotate(OpenApi.Summary, "Revoke the session and clear the cookie")
   )
+  .middleware(InputGuard)
   .middleware(SameOrigin)
 {}

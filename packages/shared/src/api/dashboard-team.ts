@@ -2,7 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
 import { Conflict, EmailTaken, InsufficientRole, TeamAdd, TeamMember } from "../account.js"
 import { NotFound, ValidationFailed, wire } from "../errors.js"
-import { DashboardAuth } from "./security.js"
+import { DashboardAuth, InputGuard } from "./security.js"
 
 /** Members of the account and their roles. */
 export class DashboardTeamGroup extends HttpApiGroup.make("dashboardTeam")
@@ -23,5 +23,6 @@ export class DashboardTeamGroup extends HttpApiGroup.make("dashboardTeam")
       .addError(wire(NotFound))
       .addError(wire(Conflict))
   )
+  .middleware(InputGuard)
   .middleware(DashboardAuth)
 {}

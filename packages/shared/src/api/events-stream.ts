@@ -3,7 +3,7 @@ import { Schema } from "effect"
 import { optional } from "../common.js"
 import { EventType } from "../events.js"
 import { IntFromString } from "../pagination.js"
-import { ApiKeyAuth, CookieAllowed, RequiredScope } from "./security.js"
+import { ApiKeyAuth, CookieAllowed, InputGuard, RequiredScope } from "./security.js"
 
 /** `a, b,` on the wire, `["a", "b"]` decoded: items are trimmed and empty ones dropped. */
 const CommaSeparated = Schema.transform(Schema.String, Schema.Array(Schema.String), {
@@ -36,6 +36,7 @@ export class EventsGroup extends HttpApiGroup.make("events")
           "`Last-Event-ID` resumes after that event within the last 24 hours. Comment lines keep the connection alive."
       )
   )
+  .middleware(InputGuard)
   .middleware(ApiKeyAuth)
   .annotate(RequiredScope, "manage:webhooks")
   .annotate(CookieAllowed, true)

@@ -2,7 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, Multipart, OpenApi } from
 import { Schema } from "effect"
 import { ChannelUnusable, ChatOnly, NotFound, SendUpstreamError, ValidationFailed, wire } from "../errors.js"
 import { MediaChannelQuery, MediaDeleteResult, MediaFromUrl, MediaUploadResult, MediaUrlResult } from "../media.js"
-import { ApiKeyAuth, CookieAllowed, RequiredScope } from "./security.js"
+import { ApiKeyAuth, CookieAllowed, InputGuard, RequiredScope } from "./security.js"
 
 /** Multipart form of POST /media: `channel_id` first, then `file` (streamed to the upstream). */
 export const MediaUploadForm = HttpApiSchema.MultipartStream(
@@ -55,6 +55,7 @@ export class MediaGroup extends HttpApiGroup.make("media")
       .addError(wire(SendUpstreamError))
       .annotate(OpenApi.Summary, "Delete the media at the upstream")
   )
+  .middleware(InputGuard)
   .middleware(ApiKeyAuth)
   .annotate(RequiredScope, "upload:media")
   .annotate(CookieAllowed, false)

@@ -13,7 +13,7 @@ import {
   wire
 } from "../errors.js"
 import { MarkRead, MarkReadResult, SendMessage, SendResult } from "../message.js"
-import { ApiKeyAuth, CookieAllowed, RequiredScope } from "./security.js"
+import { ApiKeyAuth, CookieAllowed, InputGuard, RequiredScope } from "./security.js"
 
 /** Optional `Idempotency-Key` (DESIGN §5); its length (1..255) is checked by the server so the 422 names the header. */
 export const IdempotencyHeaders = Schema.Struct({ "idempotency-key": optional(Schema.String) })
@@ -54,6 +54,7 @@ export class MessagesGroup extends HttpApiGroup.make("messages")
       .addError(wire(SendUpstreamError))
       .annotate(OpenApi.Summary, "Mark an inbound message (chat) or a participant's conversation (social) read")
   )
+  .middleware(InputGuard)
   .middleware(ApiKeyAuth)
   .annotate(RequiredScope, "send:messages")
   .annotate(CookieAllowed, false)

@@ -2,7 +2,7 @@ import { HttpApiMiddleware, HttpApiSecurity, OpenApi } from "@effect/platform"
 import { Context, Schema } from "effect"
 import { CsrfRejected } from "../account.js"
 import type { Role } from "../account.js"
-import { MissingScope, RateLimited, Unauthorized, wire } from "../errors.js"
+import { MissingScope, RateLimited, Unauthorized, ValidationFailed, wire } from "../errors.js"
 import { SESSION_COOKIE } from "../limits.js"
 import type { Scope } from "../scopes.js"
 
@@ -65,4 +65,14 @@ export class DashboardAuth extends HttpApiMiddleware.Tag<DashboardAuth>()("@plat
 /** Same-origin check for the dashboard's unauthenticated mutations (signup, login, logout). */
 export class SameOrigin extends HttpApiMiddleware.Tag<SameOrigin>()("@platform/shared/SameOrigin", {
   failure: wire(CsrfRejected)
+}) {}
+
+/**
+ * Refuses request input holding the character U+0000 (which no Postgres text can
+ * store) with SPEC §7's 422, one issue per value, before the handler runs. Put
+ * before a group's authentication middleware: that one then runs first (401
+ * and 403 come before 422).
+ */
+export class InputGuard extends HttpApiMiddleware.Tag<InputGuard>()("@platform/shared/InputGuard", {
+  failure: wire(ValidationFailed)
 }) {}

@@ -2,7 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { DeliveryDetailQuery, DeliveryList, DeliveryListQuery, EventDelivery } from "../event-delivery.js"
 import { NotFound, StatusLocked, wire } from "../errors.js"
-import { ApiKeyAuth, CookieAllowed, RequiredScope } from "./security.js"
+import { ApiKeyAuth, CookieAllowed, InputGuard, RequiredScope } from "./security.js"
 
 export const DeliveryPath = Schema.Struct({ delivery_id: Schema.NumberFromString.pipe(Schema.int()) })
 
@@ -41,6 +41,7 @@ export class DeliveriesGroup extends HttpApiGroup.make("deliveries")
           "409 status_locked while the original is pending or delivering."
       )
   )
+  .middleware(InputGuard)
   .middleware(ApiKeyAuth)
   .annotate(RequiredScope, "manage:webhooks")
   .annotate(CookieAllowed, true)

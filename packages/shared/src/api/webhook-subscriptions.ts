@@ -9,7 +9,7 @@ import {
   WebhookSubscriptionCreate,
   WebhookSubscriptionPatch
 } from "../webhook-subscription.js"
-import { ApiKeyAuth, CookieAllowed, RequiredScope } from "./security.js"
+import { ApiKeyAuth, CookieAllowed, InputGuard, RequiredScope } from "./security.js"
 
 export const SubscriptionPath = Schema.Struct({ sub_id: Schema.NumberFromString.pipe(Schema.int()) })
 
@@ -86,6 +86,7 @@ export class SubscriptionsGroup extends HttpApiGroup.make("subscriptions")
           "Default event_type: the first configured type, or message.sent for a catch-all."
       )
   )
+  .middleware(InputGuard)
   .middleware(ApiKeyAuth)
   .annotate(RequiredScope, "manage:webhooks")
   .annotate(CookieAllowed, true)
