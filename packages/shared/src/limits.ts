@@ -116,6 +116,11 @@ export const BUFFER_MAX_BATCH_MIN = 1
 export const BUFFER_MAX_BATCH_MAX = 100
 export const INACTIVITY_MINUTES_MIN = 1
 export const INACTIVITY_MINUTES_MAX = 1440
+/**
+ * Custom headers, names and values together (SPEC is silent; ours): receivers
+ * commonly refuse header blocks beyond 8-16 KiB, and every delivery carries them.
+ */
+export const CUSTOM_HEADERS_MAX_BYTES = 8192
 
 /** Broadcasts (SPEC §3.3, §8). */
 export const BROADCAST_RECIPIENTS_PER_CALL = 1000

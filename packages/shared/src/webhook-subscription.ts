@@ -6,6 +6,7 @@ import {
   BUFFER_MAX_BATCH_MIN,
   BUFFER_WINDOW_SECONDS_MAX,
   BUFFER_WINDOW_SECONDS_MIN,
+  CUSTOM_HEADERS_MAX_BYTES,
   INACTIVITY_MINUTES_MAX,
   INACTIVITY_MINUTES_MIN,
   SUBSCRIPTION_DESCRIPTION_MAX,
@@ -16,7 +17,11 @@ import {
 const intBetween = (min: number, max: number) =>
   Schema.Int.pipe(Schema.between(min, max, { message: () => `must be an integer between ${min} and ${max}` }))
 
-export const CustomHeaders = Schema.Record({ key: Schema.String, value: Schema.String })
+export const CustomHeaders = Schema.Record({ key: Schema.String, value: Schema.String }).annotations({
+  description: "Headers sent with every delivery. Names are HTTP tokens; values visible ASCII, Latin-1, spaces and " +
+    `tabs; ${CUSTOM_HEADERS_MAX_BYTES} bytes in all. Reserved names (the signature headers, Content-Type, ` +
+    "Authorization) are dropped case-insensitively."
+})
 
 /** Subscription resource (SPEC §2.5); `secret` only in create and rotate-secret responses. */
 export const WebhookSubscription = Schema.Struct({

@@ -68,12 +68,17 @@ export const RESERVED_HEADERS: ReadonlySet<string> = new Set([
   "connection"
 ])
 
-/** custom_headers without the reserved names (case-insensitive) and without values unfit for a header. */
+/** A header name (RFC 9110 token). */
+export const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
+/** What a header value cannot carry (RFC 9110 field-value; Node refuses the rest): not tab, visible ASCII, space or Latin-1. */
+export const NOT_IN_HEADER_VALUE = /[^\t\x20-\x7e\x80-\xff]/u
+
+/** custom_headers without the reserved names (case-insensitive) and without names or values unfit for a header. */
 export const stripReservedHeaders = (headers: Readonly<Record<string, string>>): Record<string, string> => {
   const out: Record<string, string> = {}
   for (const [name, value] of Object.entries(headers)) {
     if (RESERVED_HEADERS.has(name.toLowerCase())) continue
-    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name) || /[\r\n\0]/.test(value)) continue
+    if (!HEADER_NAME.test(name) || NOT_IN_HEADER_VALUE.test(value)) continue
     out[name] = value
   }
   return out

@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import {
   API_VERSION,
+  CUSTOM_HEADERS_MAX_BYTES,
   EventNotConfigured,
   type EventType,
   type ListQuery,
@@ -14,7 +15,7 @@ import {
 import { Clock, Effect } from "effect"
 import { AppConfig } from "../config.js"
 import { Secrets } from "../crypto/secrets.js"
-import { newSubscriptionSecret, stripReservedHeaders } from "../delivery/signer.js"
+import { HEADER_NAME, newSubscriptionSecret, NOT_IN_HEADER_VALUE, stripReservedHeaders } from "../delivery/signer.js"
 import { checkUrl } from "../delivery/ssrf.js"
 import { DeliveryWakeup } from "../delivery/wakeup.js"
 import { type DeliveryRow, deliveryToWire } from "./deliveries.js"
@@ -23,7 +24,7 @@ import { decodeCursor, toPage } from "./pagination.js"
 
 /** How long the previous secret keeps signing after a rotation. */
 const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
+const codePoint = (char: string) => `U+${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}`
 
 interface SubscriptionRow {
   readonly id: number
@@ -157,9 +158,20 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@platform/se
     const cleanHeaders = (headers: Readonly<Record<string, string>> | null | undefined) =>
       Effect.gen(function*() {
         if (headers === undefined || headers === null) return headers
+        let bytes = 0
         for (const [name, value] of Object.entries(headers)) {
           if (!HEADER_NAME.test(name)) return yield* invalid("custom_headers", `"${name}" is not a valid header name`, headers)
-          if (/[\r\n\0]/.test(value)) return yield* invalid("custom_headers", `the value of "${name}" contains a line break`, headers)
+          const bad = NOT_IN_HEADER_VALUE.exec(value)?.[0]
+          if (bad !== undefined) {
+            const what = bad === "\r" || bad === "\n" ? "a line break" : codePoint(bad)
+            return yield* invalid("custom_headers", `the value of "${name}" contains ${what}, which a header value cannot carry`, headers)
+          }
+          bytes += name.length + value.length // Latin-1 from here on: a byte per character
+        }
+        if (bytes > CUSTOM_HEADERS_MAX_BYTES) {
+          return yield* invalid("custom_headers", `custom headers may total at most ${CUSTOM_HEADERS_MAX_BYTES} bytes`, headers, {
+            max_bytes: CUSTOM_HEADERS_MAX_BYTES
+          })
         }
         return stripReservedHeaders(headers)
       })

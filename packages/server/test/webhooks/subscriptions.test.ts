@@ -1,6 +1,7 @@
 import { verify as octokitVerify } from "@octokit/webhooks-methods"
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
+import { CUSTOM_HEADERS_MAX_BYTES } from "@platform/shared"
 import { Effect } from "effect"
 import { Dispatcher } from "../../src/delivery/dispatcher.js"
 import { createKey, request, signup } from "../auth/support.js"
@@ -102,6 +103,38 @@ layer(WebhooksTestServer, { excludeTestServices: true })("webhook subscription r
       })
       expect(patch.status).toBe(422)
       expect(patch.body.detail[0].loc).toEqual(["body", "target_url"])
+    }))
+
+  it.scoped("custom headers no request could carry are 422 at create and PATCH, naming the header and the character", () =>
+    Effect.gen(function*() {
+      const { key } = yield* developer
+      const target_url = "http://127.0.0.1:9/h"
+      const cases: ReadonlyArray<[Record<string, unknown>, string]> = [
+        [{ "X-Uni": "日本" }, "the value of \"X-Uni\" contains U+65E5, which a header value cannot carry"],
+        [{ "X-Ctl": "a\u0001b" }, "the value of \"X-Ctl\" contains U+0001, which a header value cannot carry"],
+        [{ "X-Line": "a\r\nX-Injected: 1" }, "the value of \"X-Line\" contains a line break, which a header value cannot carry"],
+        [{ "X Bad": "v" }, "\"X Bad\" is not a valid header name"],
+        [{ "X-Big": "v".repeat(CUSTOM_HEADERS_MAX_BYTES) }, `custom headers may total at most ${CUSTOM_HEADERS_MAX_BYTES} bytes`],
+        [{ "X-A": 1 }, "Expected string, actual 1"]
+      ]
+      const created = yield* request("POST", base, { key, body: { target_url } })
+      for (const [headers, msg] of cases) {
+        for (const reply of [
+          yield* request("POST", base, { key, body: { target_url, custom_headers: headers } }),
+          yield* request("PATCH", `${base}/${created.body.id}`, { key, body: { custom_headers: headers } })
+        ]) {
+          expect(reply.status, msg).toBe(422)
+          expect(reply.body.detail).toHaveLength(1)
+          expect(reply.body.detail[0].loc.slice(0, 2)).toEqual(["body", "custom_headers"])
+          expect(reply.body.detail[0].msg).toBe(msg)
+        }
+      }
+      // Latin-1 and tabs are allowed; exactly the size bound is allowed.
+      const name = "X-Big"
+      const fits = { "X-Latin": "caf\u00e9\tok", [name]: "v".repeat(CUSTOM_HEADERS_MAX_BYTES - name.length - "X-Latin".length - 7) }
+      const ok = yield* request("PATCH", `${base}/${created.body.id}`, { key, body: { custom_headers: fits } })
+      expect(ok.status).toBe(200)
+      expect(ok.body.custom_headers).toEqual(fits)
     }))
 
   it.scoped("another account's subscription is 404; a key without manage:webhooks is 403; the cookie works", () =>
