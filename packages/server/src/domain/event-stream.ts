@@ -21,7 +21,8 @@ export interface StreamedEvent {
 /**
  * The account's event rows for the SSE stream: where to start (the newest row,
  * or the row after `Last-Event-ID` if it is of this account and at most 24 h
- * old), and each page after a position.
+ * old), and each page above a `StreamCursor`'s settled id that it has not sent,
+ * with what the cursor needs of the poll's snapshot.
  */
 export class EventStream extends Effect.Service<EventStream>()("@platform/server/EventStream", {
   effect: Effect.gen(function*() {
@@ -39,14 +40,33 @@ export class EventStream extends Effect.Service<EventStream>()("@platform/server
       return last?.id ?? 0
     }, Effect.orDie)
 
-    const after = Effect.fn("EventStream.after")(function*(filter: StreamFilter, position: number) {
-      const conditions = [sql`developer_account_id = ${filter.accountId}`, sql`id > ${position}`]
+    const poll = Effect.fn("EventStream.poll")(function*(filter: StreamFilter, settled: number, sent: ReadonlyArray<number>) {
+      const conditions = [sql`developer_account_id = ${filter.accountId}`, sql`id > ${settled}`, sql`id <> all(${sent}::bigint[])`]
       if (filter.eventTypes !== undefined) conditions.push(sql`event_type = any(${[...filter.eventTypes]}::text[])`)
       if (filter.channelId !== undefined) conditions.push(sql`platform_channel_id = ${filter.channelId}`)
-      return yield* sql<StreamedEvent>`select id, event_id, event_type, envelope from events
-        where ${sql.and(conditions)} order by id limit ${PAGE}`
+      // One statement, so the snapshot's horizon, max(id) and the page are of the same snapshot.
+      const rows = yield* sql<{
+        snap_xmin: number
+        snap_xmax: number
+        max_id: number
+        id: number | null
+        event_id: string
+        event_type: string
+        envelope: unknown
+      }>`select h.snap_xmin, h.snap_xmax, h.max_id, e.id, e.event_id, e.event_type, e.envelope
+        from (select pg_snapshot_xmin(s)::text::bigint as snap_xmin, pg_snapshot_xmax(s)::text::bigint as snap_xmax,
+                coalesce((select max(id) from events), 0) as max_id
+              from pg_current_snapshot() as s) h
+        left join (select id, event_id, event_type, envelope from events
+                   where ${sql.and(conditions)} order by id limit ${PAGE}) e on true
+        order by e.id`
+      const head = rows[0]!
+      const events: Array<StreamedEvent> = head.id === null
+        ? []
+        : rows.map((r) => ({ id: r.id!, event_id: r.event_id, event_type: r.event_type, envelope: r.envelope }))
+      return { xmin: head.snap_xmin, xmax: head.snap_xmax, maxId: head.max_id, events, full: events.length === PAGE }
     }, Effect.orDie)
 
-    return { start, after } as const
+    return { start, poll } as const
   })
 }) {}

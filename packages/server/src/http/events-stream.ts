@@ -1,9 +1,10 @@
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { CurrentPrincipal, PlatformApi } from "@platform/shared"
-import { Duration, Effect, Option, Stream } from "effect"
+import { Clock, Duration, Effect, Option, Stream } from "effect"
 import { canonicalEnvelope } from "../delivery/envelope.js"
 import { awaitPulse, DeliveryWakeup } from "../delivery/wakeup.js"
 import { EventStream } from "../domain/event-stream.js"
+import { StreamCursor } from "../domain/stream-cursor.js"
 
 const encoder = new TextEncoder()
 const POLL = Duration.seconds(1)
@@ -13,6 +14,8 @@ const HEARTBEAT_MS = 15_000
  * GET /platform/v1/events/stream: Server-Sent Events of the account's envelopes
  * as they are written (woken by the outbox pulse, polled each second as
  * recovery), a comment line every 15 s so proxies keep the connection open.
+ * Events commit out of id order; the StreamCursor keeps each connection's
+ * position so an event committed after higher ids is still sent, once.
  */
 export const EventsStreamLive = HttpApiBuilder.group(PlatformApi, "events", (handlers) =>
   Effect.gen(function*() {
@@ -27,24 +30,38 @@ export const EventsStreamLive = HttpApiBuilder.group(PlatformApi, "events", (han
           eventTypes: eventTypes !== undefined && eventTypes.length > 0 ? eventTypes : undefined,
           channelId: urlParams.channel_id
         }
-        let position = yield* stream.start(principal.account_id, headers["last-event-id"])
-        let lastWrite = Date.now()
+        let cursor = StreamCursor.start(yield* stream.start(principal.account_id, headers["last-event-id"]))
+        let lastWrite = yield* Clock.currentTimeMillis
         const next = Effect.gen(function*() {
           for (;;) {
             const pulse = wakeup.events.current
-            const rows = yield* stream.after(filter, position)
-            if (rows.length > 0) {
-              position = rows[rows.length - 1]!.id
-              lastWrite = Date.now()
-              const text = rows.map((r) =>
+            const at = yield* Clock.currentTimeMillis
+            const page = yield* stream.poll(filter, cursor.settled, cursor.sent)
+            const { cursor: advanced, forced } = StreamCursor.advance(cursor, {
+              at,
+              xmin: page.xmin,
+              xmax: page.xmax,
+              maxId: page.maxId,
+              ids: page.events.map((r) => r.id),
+              full: page.full
+            })
+            cursor = advanced
+            if (forced !== undefined) {
+              yield* Effect.logDebug("event stream settled past transactions still open").pipe(
+                Effect.annotateLogs({ account_id: filter.accountId, lag_ms: forced.lagMs, sent: forced.sent, settled: cursor.settled })
+              )
+            }
+            if (page.events.length > 0) {
+              lastWrite = at
+              const text = page.events.map((r) =>
                 `id: ${r.event_id}\nevent: ${r.event_type}\ndata: ${
                   JSON.stringify(canonicalEnvelope(r.envelope as Record<string, unknown>))
                 }\n\n`
               ).join("")
               return encoder.encode(text)
             }
-            if (Date.now() - lastWrite >= HEARTBEAT_MS) {
-              lastWrite = Date.now()
+            if (at - lastWrite >= HEARTBEAT_MS) {
+              lastWrite = at
               return encoder.encode(": keep-alive\n\n")
             }
             yield* awaitPulse(pulse, POLL)

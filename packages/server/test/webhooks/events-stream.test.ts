@@ -1,0 +1,256 @@
+import { SqlClient } from "@effect/sql"
+import { describe, expect, it, layer } from "@effect/vitest"
+import { API_VERSION } from "@platform/shared"
+import { Deferred, Duration, Effect, Fiber } from "effect"
+import { PgPool } from "../../src/db/client.js"
+import { eventsCommitted } from "../../src/delivery/wakeup.js"
+import { Events, newEventId } from "../../src/domain/events.js"
+import { type StreamCursor as Cursor, StreamCursor, type StreamPoll } from "../../src/domain/stream-cursor.js"
+import { baseUrl, createKey, signup } from "../auth/support.js"
+import { writeMessageEvent } from "../support/delivery.js"
+import { WebhooksTestServer } from "../support/webhooks.js"
+
+interface Developer {
+  readonly accountId: number
+  readonly channelId: number
+  readonly key: string
+}
+
+const developer = Effect.gen(function*() {
+  const dev = yield* signup("stream")
+  const { key } = yield* createKey(dev)
+  const sql = yield* SqlClient.SqlClient
+  const [channel] = yield* sql<{ id: number }>`insert into platform_channels (developer_account_id, type, name, phone_number_id)
+    values (${dev.accountId}, 'chat', 'main', ${`pn-${dev.accountId}-${Date.now()}`}) returning id`
+  return { accountId: dev.accountId, channelId: channel!.id, key } satisfies Developer
+})
+
+interface Frame {
+  readonly id: string
+  readonly event: string
+  readonly data: any
+}
+
+/**
+ * `GET /platform/v1/events/stream` as `platform listen` reads it. The response
+ * headers come after the stream's start position is taken, so events written
+ * once this returns are the stream's to send. `until` reads until that event id
+ * has arrived and returns every event received so far, in order.
+ */
+const openStream = (dev: Developer) =>
+  Effect.gen(function*() {
+    const base = yield* baseUrl
+    const controller = new AbortController()
+    yield* Effect.addFinalizer(() => Effect.sync(() => controller.abort()))
+    const response = yield* Effect.promise(() =>
+      fetch(`${base}/platform/v1/events/stream`, { headers: { "x-api-key": dev.key }, signal: controller.signal })
+    )
+    expect(response.status).toBe(200)
+    const reader = response.body!.getReader()
+    const decoder = new TextDecoder()
+    const received: Array<Frame> = []
+    let buffer = ""
+    const until = (eventId: string) =>
+      Effect.promise(async () => {
+        while (!received.some((f) => f.id === eventId)) {
+          const { value, done } = await reader.read()
+          if (done) throw new Error(`stream ended before ${eventId}`)
+          buffer += decoder.decode(value, { stream: true })
+          for (let end = buffer.indexOf("\n\n"); end >= 0; end = buffer.indexOf("\n\n")) {
+            const fields = new Map(buffer.slice(0, end).split("\n").map((line) => {
+              const colon = line.indexOf(": ")
+              return [line.slice(0, colon), line.slice(colon + 2)] as const
+            }))
+            buffer = buffer.slice(end + 2)
+            const id = fields.get("id")
+            if (id !== undefined) received.push({ id, event: fields.get("event")!, data: JSON.parse(fields.get("data")!) })
+          }
+        }
+        return received.map((f) => f.id)
+      }).pipe(Effect.timeout(Duration.seconds(15)))
+    return { until, received }
+  })
+
+/** One message.sent event for the account, committed and announced as the services do. */
+const written = (dev: Developer) =>
+  writeMessageEvent({ accountId: dev.accountId, channelId: dev.channelId, peer: "5511999" }).pipe(
+    Effect.tap(() => eventsCommitted),
+    Effect.map((row) => row.envelope.id)
+  )
+
+const envelopeOf = (dev: Developer, eventId: string) =>
+  JSON.stringify({
+    id: eventId,
+    event: "message.sent",
+    developer_account_id: dev.accountId,
+    platform_channel_id: dev.channelId,
+    occurred_at: new Date().toISOString(),
+    api_version: API_VERSION,
+    data: { text: eventId }
+  })
+
+/** An event whose id is taken now and whose row becomes visible only when `commit` runs. */
+interface LateWriter {
+  readonly name: string
+  readonly begin: (dev: Developer) => Effect.Effect<
+    { readonly eventId: string; readonly commit: Effect.Effect<void> },
+    never,
+    SqlClient.SqlClient | Events
+  >
+}
+
+/** The writer draws the id (nextval), the row is inserted later: the moment between the two, stretched. */
+const drawnEarly: LateWriter = {
+  name: "id drawn before later events commit, row written after them",
+  begin: (dev) =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const [drawn] = yield* sql<{ id: number }>`select nextval(pg_get_serial_sequence('events', 'id')) as id`
+      const eventId = newEventId()
+      const commit = sql`insert into events (id, event_id, developer_account_id, platform_channel_id, event_type, envelope)
+        overriding system value
+        values (${drawn!.id}, ${eventId}, ${dev.accountId}, ${dev.channelId}, 'message.sent', ${envelopeOf(dev, eventId)}::json)`
+      return { eventId, commit: Effect.orDie(Effect.asVoid(commit)) }
+    }).pipe(Effect.orDie)
+}
+
+/** The Events service writes the row inside a transaction held open on a connection of its own. */
+const heldOpen: LateWriter = {
+  name: "transaction held open while later events commit",
+  begin: (dev) =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const inserted = yield* Deferred.make<string>()
+      const release = yield* Deferred.make<void>()
+      const transaction = yield* sql.withTransaction(Effect.gen(function*() {
+        const row = yield* writeMessageEvent({ accountId: dev.accountId, channelId: dev.channelId, peer: "5511999" })
+        yield* Deferred.succeed(inserted, row.envelope.id)
+        yield* Deferred.await(release)
+      })).pipe(Effect.orDie, Effect.fork)
+      const eventId = yield* Deferred.await(inserted)
+      return { eventId, commit: Deferred.succeed(release, undefined).pipe(Effect.zipRight(Fiber.join(transaction))) }
+    })
+}
+
+layer(WebhooksTestServer, { excludeTestServices: true })("GET /platform/v1/events/stream", (it) => {
+  it.scoped("a burst of 1,200 events in one commit, then single commits, is streamed in id order, each event once", () =>
+    Effect.gen(function*() {
+      const dev = yield* developer
+      const stream = yield* openStream(dev)
+      const sql = yield* SqlClient.SqlClient
+      const eventIds = Array.from({ length: 1200 }, () => newEventId())
+      const burst = yield* sql<{ id: number; event_id: string }>`
+        insert into events (event_id, developer_account_id, platform_channel_id, event_type, envelope)
+        select x.event_id, ${dev.accountId}, ${dev.channelId}, 'message.sent',
+          json_build_object('id', x.event_id, 'event', 'message.sent', 'developer_account_id', ${dev.accountId}::bigint,
+            'platform_channel_id', ${dev.channelId}::bigint, 'occurred_at', ${new Date().toISOString()}::text,
+            'api_version', ${API_VERSION}::text, 'data', json_build_object('n', x.n))
+        from unnest(${eventIds}::text[]) with ordinality as x(event_id, n)
+        returning id, event_id`
+      yield* eventsCommitted
+      const expected = [...burst].sort((a, b) => a.id - b.id).map((r) => r.event_id)
+      yield* stream.until(expected[expected.length - 1]!)
+      for (let i = 0; i < 3; i++) expected.push(yield* written(dev))
+      yield* stream.until(expected[expected.length - 1]!)
+      // Anything sent twice would have arrived before an event written last.
+      expected.push(yield* written(dev))
+      expect(yield* stream.until(expected[expected.length - 1]!)).toEqual(expected)
+      expect(stream.received[0]!.data).toMatchObject({ id: expected[0], event: "message.sent", developer_account_id: dev.accountId })
+    }))
+
+  it.scoped("an event that becomes visible after events with higher ids is streamed once, after them", () =>
+    Effect.gen(function*() {
+      // Embedded PGlite is one connection: no transaction can be held open beside the stream's polls.
+      const writers = (yield* PgPool).embedded ? [drawnEarly] : [drawnEarly, heldOpen]
+      for (const writer of writers) {
+        const dev = yield* developer
+        const stream = yield* openStream(dev)
+        const late = yield* writer.begin(dev)
+        const later = [yield* written(dev), yield* written(dev), yield* written(dev)]
+        expect(yield* stream.until(later[2]!), writer.name).toEqual(later)
+        yield* late.commit
+        const last = yield* written(dev)
+        expect(yield* stream.until(last), writer.name).toEqual([...later, late.eventId, last])
+      }
+    }))
+})
+
+const poll = (p: Partial<StreamPoll> & Pick<StreamPoll, "at" | "xmin">): StreamPoll => ({
+  xmax: p.xmin,
+  maxId: 0,
+  ids: [],
+  full: false,
+  ...p
+})
+
+/** The cursor after each poll, from `start`. */
+const run = (start: number, polls: ReadonlyArray<StreamPoll>) => {
+  let cursor: Cursor = StreamCursor.start(start)
+  return polls.map((p) => {
+    const step = StreamCursor.advance(cursor, p)
+    cursor = step.cursor
+    return { settled: cursor.settled, sent: [...cursor.sent].sort((a, b) => a - b), forced: step.forced }
+  })
+}
+
+describe("StreamCursor", () => {
+  it("keeps ids above a writer still open until its transaction ends, then settles past them", () => {
+    // Transaction 100 holds id 11 while 12-14 commit.
+    expect(run(10, [
+      poll({ at: 0, xmin: 100, xmax: 105, maxId: 14, ids: [12, 13, 14] }),
+      poll({ at: 1000, xmin: 100, xmax: 106, maxId: 14 }),
+      poll({ at: 2000, xmin: 106, maxId: 15, ids: [11, 15] }),
+      poll({ at: 3000, xmin: 107, maxId: 15 })
+    ])).toEqual([
+      { settled: 10, sent: [12, 13, 14], forced: undefined },
+      { settled: 10, sent: [12, 13, 14], forced: undefined },
+      { settled: 14, sent: [15], forced: undefined },
+      { settled: 15, sent: [], forced: undefined }
+    ])
+  })
+
+  it("settles an id only by a snapshot taken a second after it was seen (a writer draws its id before its xid)", () => {
+    // Id 11 is drawn before 12-14 commit; its writer has no xid yet at 0, takes xid 101 at 600 and commits.
+    expect(run(10, [
+      poll({ at: 0, xmin: 100, maxId: 14, ids: [12, 13, 14] }),
+      poll({ at: 500, xmin: 101, maxId: 14 }),
+      poll({ at: 1000, xmin: 102, maxId: 14, ids: [11] })
+    ]).map((s) => s.settled)).toEqual([10, 10, 14])
+  })
+
+  it("never settles past the last row of a full page", () => {
+    expect(run(0, [
+      poll({ at: 0, xmin: 100, maxId: 10, ids: [1, 2, 3], full: true }),
+      poll({ at: 1000, xmin: 100, maxId: 10, ids: [4, 5, 6], full: true }),
+      poll({ at: 1001, xmin: 100, maxId: 10, ids: [7, 8, 9, 10] })
+    ])).toEqual([
+      { settled: 0, sent: [1, 2, 3], forced: undefined },
+      { settled: 6, sent: [], forced: undefined },
+      { settled: 10, sent: [], forced: undefined }
+    ])
+  })
+
+  it.each([
+    {
+      cap: "a minute of lag",
+      polls: [poll({ at: 0, xmin: 50, xmax: 60, maxId: 14, ids: [12] }), poll({ at: 60_001, xmin: 50, xmax: 90, maxId: 20, ids: [20] })],
+      settled: 14,
+      sent: [20],
+      forced: { lagMs: 60_001, sent: 2 }
+    },
+    {
+      cap: "10,000 ids held",
+      polls: [
+        poll({ at: 0, xmin: 50, xmax: 60, maxId: 6000, ids: Array.from({ length: 6000 }, (_, i) => i + 1) }),
+        poll({ at: 10, xmin: 50, xmax: 60, maxId: 10_001, ids: Array.from({ length: 4001 }, (_, i) => i + 6001) })
+      ],
+      settled: 6000,
+      sent: Array.from({ length: 4001 }, (_, i) => i + 6001),
+      forced: { lagMs: 10, sent: 10_001 }
+    }
+  ])("past $cap with a transaction left open, settles the oldest mark anyway and says so", ({ forced, polls, sent, settled }) => {
+    const steps = run(0, polls)
+    expect(steps[0]!.forced).toBeUndefined()
+    expect(steps[1]).toEqual({ settled, sent, forced })
+  })
+})
