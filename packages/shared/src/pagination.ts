@@ -27,8 +27,13 @@ export const ListLimit = Schema.NumberFromString.pipe(
 /** Common list query parameters: `limit` (default 50) and the opaque `after`/`before` cursors. */
 export const ListQueryFields = {
   limit: Schema.optionalWith(ListLimit, { default: () => LIST_LIMIT_DEFAULT }),
-  after: optional(Schema.String),
-  before: optional(Schema.String)
+  after: optional(Schema.String.annotations({
+    description: "Rows after this cursor in the list's order (older): a page's `next_cursor`."
+  })),
+  before: optional(Schema.String.annotations({
+    description: "Rows before this cursor (newer), the nearest first; the page still lists newest first and its " +
+      "`next_cursor` goes on towards newer rows (pass it as `before`). With `after`, the rows between the two."
+  }))
 }
 
 export const ListQuery = Schema.Struct(ListQueryFields).annotations({ identifier: "ListQuery" })

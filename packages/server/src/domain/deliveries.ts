@@ -10,7 +10,7 @@ import {
 import { Clock, Effect } from "effect"
 import { canonicalEnvelope, deliveryEnvelope } from "../delivery/envelope.js"
 import { DeliveryWakeup } from "../delivery/wakeup.js"
-import { decodeCursor, toPage } from "./pagination.js"
+import { cursorRange, toPage } from "./pagination.js"
 
 export interface DeliveryRow {
   readonly id: number
@@ -92,18 +92,14 @@ export class Deliveries extends Effect.Service<Deliveries>()("@platform/server/D
     const wakeup = yield* DeliveryWakeup
 
     const list = Effect.fn("Deliveries.list")(function*(accountId: number, query: DeliveryListQuery) {
-      const after = decodeCursor(query.after)
-      const before = decodeCursor(query.before)
+      const range = cursorRange(query)
       const status = query.errors_only === true ? "failed" : query.status
       const empty = { mode: query.mode, data: [], has_more: false, next_cursor: null } as DeliveryList
       // Unknown filter values give an empty page, never a 422 (DESIGN §5 "Filters").
-      if (after === null || before === null || (status !== undefined && !STATUSES.has(status))) return empty
-      const direction = before !== undefined ? "before" : "after"
-      const range = before !== undefined
-        ? sql`id > ${before}`
-        : sql`id < ${after ?? Number.MAX_SAFE_INTEGER}`
-      const order = sql.literal(before !== undefined ? "id asc" : "id desc")
-      const filters = [sql`developer_account_id = ${accountId}`, range]
+      if (range === null || (status !== undefined && !STATUSES.has(status))) return empty
+      const direction = range.direction
+      const order = sql.literal(direction === "before" ? "id asc" : "id desc")
+      const filters = [sql`developer_account_id = ${accountId}`, sql`id < ${range.below}`, sql`id > ${range.above}`]
       if (query.channel_id !== undefined) filters.push(sql`platform_channel_id = ${query.channel_id}`)
       if (status !== undefined) filters.push(sql`status = ${status}`)
       if (query.mode === "meta") {

@@ -20,7 +20,7 @@ import { checkUrl } from "../delivery/ssrf.js"
 import { DeliveryWakeup } from "../delivery/wakeup.js"
 import { type DeliveryRow, deliveryToWire } from "./deliveries.js"
 import { newEventId } from "./events.js"
-import { decodeCursor, toPage } from "./pagination.js"
+import { cursorRange, toPage } from "./pagination.js"
 
 /** How long the previous secret keeps signing after a rotation. */
 const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000
@@ -203,16 +203,12 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@platform/se
     })
 
     const list = Effect.fn("Subscriptions.list")(function*(accountId: number, query: ListQuery) {
-      const after = decodeCursor(query.after)
-      const before = decodeCursor(query.before)
-      if (after === null || before === null) return { data: [], has_more: false, next_cursor: null } satisfies Page<never>
-      const rows = before !== undefined
-        ? yield* sql<SubscriptionRow>`select ${sql.literal(COLUMNS)} from webhook_subscriptions
-            where developer_account_id = ${accountId} and id > ${before} order by id asc limit ${query.limit + 1}`
-        : yield* sql<SubscriptionRow>`select ${sql.literal(COLUMNS)} from webhook_subscriptions
-            where developer_account_id = ${accountId} and id < ${after ?? Number.MAX_SAFE_INTEGER}
-            order by id desc limit ${query.limit + 1}`
-      return toPage(rows, query.limit, before !== undefined ? "before" : "after", (r) => subscriptionToWire(r))
+      const range = cursorRange(query)
+      if (range === null) return { data: [], has_more: false, next_cursor: null } satisfies Page<never>
+      const rows = yield* sql<SubscriptionRow>`select ${sql.literal(COLUMNS)} from webhook_subscriptions
+        where developer_account_id = ${accountId} and id < ${range.below} and id > ${range.above}
+        order by ${sql.literal(range.direction === "before" ? "id asc" : "id desc")} limit ${query.limit + 1}`
+      return toPage(rows, query.limit, range.direction, (r) => subscriptionToWire(r))
     }, Effect.orDie)
 
     const get = Effect.fn("Subscriptions.get")(function*(accountId: number, id: number) {

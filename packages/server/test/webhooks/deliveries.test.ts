@@ -76,6 +76,14 @@ layer(WebhooksTestServer, { excludeTestServices: true })("deliveries API, conver
       const page2 = yield* request("GET", `/platform/v1/webhooks/deliveries?limit=3&after=${page1.body.next_cursor}`, { key })
       expect(page2.body.data.map((d: { id: number }) => d.id)).toEqual(ids.slice(0, 2).reverse())
       expect(page2.body.has_more).toBe(false)
+      // And back from the oldest: the two nearest it, then the rest; newest first on each page.
+      const oldest = Buffer.from(`id:${ids[0]}`, "utf8").toString("base64url")
+      const back1 = yield* request("GET", `/platform/v1/webhooks/deliveries?limit=2&before=${oldest}`, { key })
+      expect(back1.body.data.map((d: { id: number }) => d.id)).toEqual([ids[2], ids[1]])
+      expect(back1.body.has_more).toBe(true)
+      const back2 = yield* request("GET", `/platform/v1/webhooks/deliveries?limit=2&before=${back1.body.next_cursor}`, { key })
+      expect(back2.body).toMatchObject({ has_more: false, next_cursor: null })
+      expect(back2.body.data.map((d: { id: number }) => d.id)).toEqual([ids[4], ids[3]])
       for (const q of ["status=bogus", "event_type=nope", "subscription_id=999999", "after=garbage"]) {
         const r = yield* request("GET", `/platform/v1/webhooks/deliveries?${q}`, { key })
         expect(r.status, q).toBe(200)

@@ -8,6 +8,9 @@ import { createKey, request, signup } from "../auth/support.js"
 import { startReceiver } from "../support/receiver.js"
 import { WebhooksTestServer } from "../support/webhooks.js"
 
+/** The cursor a list gives for a row (DESIGN §5: opaque to clients, known here). */
+const cursorOf = (id: number) => Buffer.from(`id:${id}`, "utf8").toString("base64url")
+
 const base = "/platform/v1/webhooks/subscriptions"
 
 const developer = Effect.gen(function*() {
@@ -73,6 +76,35 @@ layer(WebhooksTestServer, { excludeTestServices: true })("webhook subscription r
 
       expect((yield* request("DELETE", `${base}/${id}`, { key })).status).toBe(204)
       expect((yield* request("GET", `${base}/${id}`, { key })).status).toBe(404)
+    }))
+
+  it.scoped("lists page back with before: the rows nearest the cursor, newest first, and a next_cursor going on towards newer rows", () =>
+    Effect.gen(function*() {
+      const { key } = yield* developer
+      for (let i = 0; i < 5; i++) yield* request("POST", base, { key, body: { target_url: `http://127.0.0.1:9/p${i}` } })
+      const ids = (yield* request("GET", base, { key })).body.data.map((s: { id: number }) => s.id) as Array<number>
+      const idsOf = (page: { data: ReadonlyArray<{ id: number }> }) => page.data.map((s) => s.id)
+      // Forwards to the oldest row, then back from it.
+      let page = (yield* request("GET", `${base}?limit=4`, { key })).body
+      page = (yield* request("GET", `${base}?limit=4&after=${page.next_cursor}`, { key })).body
+      expect(idsOf(page)).toEqual([ids[4]])
+      const oldest = cursorOf(ids[4]!)
+      page = (yield* request("GET", `${base}?limit=2&before=${oldest}`, { key })).body
+      expect(idsOf(page)).toEqual([ids[2], ids[3]])
+      expect(page).toMatchObject({ has_more: true, next_cursor: cursorOf(ids[2]!) })
+      page = (yield* request("GET", `${base}?limit=2&before=${page.next_cursor}`, { key })).body
+      expect(idsOf(page)).toEqual([ids[0], ids[1]])
+      expect(page).toMatchObject({ has_more: false, next_cursor: null })
+      // Nothing is newer than the newest row.
+      expect((yield* request("GET", `${base}?before=${cursorOf(ids[0]!)}`, { key })).body).toEqual({
+        data: [],
+        has_more: false,
+        next_cursor: null
+      })
+      // Both: the rows between them, in list order.
+      page = (yield* request("GET", `${base}?after=${cursorOf(ids[0]!)}&before=${oldest}`, { key })).body
+      expect(idsOf(page)).toEqual([ids[1], ids[2], ids[3]])
+      expect(page).toMatchObject({ has_more: false, next_cursor: null })
     }))
 
   it.scoped("validation: unknown event type, bounds, foreign channel and the SSRF guard are 422", () =>
