@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { Clock, Effect, FiberSet, Queue, Redacted, Stream } from "effect"
+import { RAW_FORWARD_DEAD_LETTER_DELAY_MINUTES } from "@platform/shared"
 import { AppConfig } from "../config.js"
 import { Secrets } from "../crypto/secrets.js"
 import { jsonbRows } from "../inbound/persist.js"
@@ -130,12 +131,15 @@ export class RawForward extends Effect.Service<RawForward>()("@platform/server/R
       const at = new Date(nowMs).toISOString()
       const outcomes = results.map(({ row, attempt, answered, error }): Outcome => {
         const retry = error === null ? null : nextRetryAt(attempt, nowMs)
+        const status = error === null ? "delivered" : retry === null ? "failed" : "pending"
+        // SPEC §6.5 states a 360-minute delay at dead-letter; nothing takes a failed row again.
+        const stated = status === "failed" ? nowMs + RAW_FORWARD_DEAD_LETTER_DELAY_MINUTES * 60_000 : retry
         return {
           id: row.id,
           prev: row.attempts,
-          status: error === null ? "delivered" : retry === null ? "failed" : "pending",
+          status,
           attempts: attempt,
-          next_retry_at: retry === null ? null : new Date(retry).toISOString(),
+          next_retry_at: stated === null ? null : new Date(stated).toISOString(),
           response_status: answered?.status ?? null,
           snippet: answered?.snippet ?? null,
           error,

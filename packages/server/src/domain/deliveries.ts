@@ -76,7 +76,8 @@ const rawToWire = (row: RawRow): RawForwardDelivery => ({
   platform_channel_id: row.platform_channel_id,
   status: row.status,
   attempts: row.attempts,
-  next_retry_at: row.next_retry_at?.toISOString() ?? null,
+  // The column (never null) holds a delivered row's last lease: no retry follows.
+  next_retry_at: row.status === "delivered" ? null : row.next_retry_at?.toISOString() ?? null,
   response_status: row.response_status,
   response_body_snippet: row.response_body_snippet,
   created_at: row.created_at.toISOString(),

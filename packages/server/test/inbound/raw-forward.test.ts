@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
+import { RAW_FORWARD_DEAD_LETTER_DELAY_MINUTES } from "@platform/shared"
 import { verifyRawForward } from "@platform/webhook-verify"
 import { Effect, Fiber, TestClock, TestContext } from "effect"
 import { RawForward } from "../../src/delivery/raw-forward.js"
@@ -141,6 +142,8 @@ layer(TestInbound(), { excludeTestServices: true })("raw forward", (it) => {
           expect(row!.attempts).toBe(attempt)
           if (nextMinutes === null) {
             expect(row!.status).toBe("failed")
+            // SPEC §6.5: a 360-minute delay is stated at dead-letter (no worker takes a failed row).
+            expect(row!.next_retry_at.getTime()).toBe(due + RAW_FORWARD_DEAD_LETTER_DELAY_MINUTES * 60_000)
           } else {
             expect(row!.status).toBe("pending")
             expect(row!.next_retry_at.getTime()).toBe(due + nextMinutes * 60_000)

@@ -92,6 +92,13 @@ layer(WebhooksTestServer, { excludeTestServices: true })("deliveries API, conver
       expect((yield* request("GET", "/platform/v1/webhooks/deliveries?limit=201", { key })).status).toBe(422)
       const meta = yield* request("GET", "/platform/v1/webhooks/deliveries?mode=meta", { key })
       expect(meta.body).toEqual({ mode: "meta", data: [], has_more: false, next_cursor: null })
+      // A delivered raw-forward row has no next retry, whatever its lease column last held.
+      const { channelId, key: metaKey } = yield* developer
+      const sql = yield* SqlClient.SqlClient
+      yield* sql`insert into platform_deliveries (developer_account_id, platform_channel_id, body, status, attempts, next_retry_at, delivered_at)
+        select developer_account_id, id, '{}', 'delivered', 1, now() + interval '2 minutes', now() from platform_channels where id = ${channelId}`
+      const delivered = yield* request("GET", "/platform/v1/webhooks/deliveries?mode=meta", { key: metaKey })
+      expect(delivered.body.data).toMatchObject([{ status: "delivered", attempts: 1, next_retry_at: null }])
       expect((yield* request("GET", `/platform/v1/webhooks/deliveries/${ids[0]}`, { key: other.key })).status).toBe(404)
       expect((yield* request("GET", "/platform/v1/webhooks/deliveries", { key: other.key })).body.data).toEqual([])
     }))
