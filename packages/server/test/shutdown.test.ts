@@ -46,6 +46,35 @@ describe("process lifecycle", () => {
     agent.destroy()
   }, 60_000)
 
+  it("SIGTERM with an event stream open: the stream ends cleanly and the process exits 0 without waiting out the drain", async () => {
+    const { port, child, output } = await startServer()
+    const base = `http://127.0.0.1:${port}`
+    const signup = await fetch(`${base}/platform/dashboard/signup`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email: "stream@example.com", password: "stream password", name: "Stream" })
+    })
+    const cookie = signup.headers.getSetCookie().find((c) => c.startsWith("access_token_dev="))!.split(";")[0]!
+    const stream = await fetch(`${base}/platform/v1/events/stream`, { headers: { cookie } })
+    expect(stream.status).toBe(200)
+    const reader = stream.body!.getReader()
+    expect(new TextDecoder().decode((await reader.read()).value)).toContain(": connected")
+    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
+    const started = Date.now()
+    child.kill("SIGTERM")
+    // The body ends (a clean last chunk), not cut off with the connection after the 15 s drain limit.
+    const rest: Array<string> = []
+    for (;;) {
+      const chunk = await reader.read()
+      if (chunk.done) break
+      rest.push(new TextDecoder().decode(chunk.value))
+    }
+    expect(rest.join("")).not.toContain("event:")
+    expect(await exited).toBe(0)
+    expect(Date.now() - started).toBeLessThan(5_000)
+    expect(output()).toContain("http server drained")
+  }, 60_000)
+
   it("SIGTERM with inbound POSTs in flight: every one is written and answered 200, none cancelled", async () => {
     // The sandbox upstream is served by the server itself, at PUBLIC_URL.
     const free = await new Promise<number>((resolve) => {

@@ -5,6 +5,7 @@ import { canonicalEnvelope } from "../delivery/envelope.js"
 import { awaitPulse, DeliveryWakeup } from "../delivery/wakeup.js"
 import { EventStream } from "../domain/event-stream.js"
 import { StreamCursor } from "../domain/stream-cursor.js"
+import { Draining } from "./draining.js"
 
 const encoder = new TextEncoder()
 const POLL = Duration.seconds(1)
@@ -21,6 +22,7 @@ export const EventsStreamLive = HttpApiBuilder.group(PlatformApi, "events", (han
   Effect.gen(function*() {
     const stream = yield* EventStream
     const wakeup = yield* DeliveryWakeup
+    const draining = yield* Draining
     return handlers.handleRaw("stream", ({ headers, urlParams }) =>
       Effect.gen(function*() {
         const principal = yield* CurrentPrincipal
@@ -70,6 +72,9 @@ export const EventsStreamLive = HttpApiBuilder.group(PlatformApi, "events", (han
         const body = Stream.concat(
           Stream.make(encoder.encode("retry: 3000\n: connected\n\n")),
           Stream.repeatEffectOption(next.pipe(Effect.mapError(() => Option.none())))
+        ).pipe(
+          // On shutdown the stream ends (clients reconnect with Last-Event-ID) instead of holding the drain.
+          Stream.interruptWhen(draining.started)
         )
         return HttpServerResponse.stream(body, {
           contentType: "text/event-stream",

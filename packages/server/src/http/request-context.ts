@@ -1,4 +1,5 @@
 import { HttpApiBuilder, HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { NodeHttpServerRequest } from "@effect/platform-node"
 import { Cause, Effect, LogLevel } from "effect"
 import { randomUUID } from "node:crypto"
 import { responseHeaders } from "./response-headers.js"
@@ -44,8 +45,6 @@ export const internalErrorBody = (requestId: string) => ({
   detail: { code: "internal_error", message: "Internal server error", request_id: requestId }
 })
 
-const decrement = Effect.sync(requestFinished)
-
 /**
  * Gives every request an id (the caller's `X-Request-Id` when it is sane),
  * echoes it, logs one access line, and turns a defect into a 500 that names
@@ -58,7 +57,10 @@ export const RequestContextMiddleware = HttpApiBuilder.middleware((app) =>
   Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
     const requestId = requestIdOf(request.headers["x-request-id"])
     const started = performance.now()
+    // In flight until its response is written to the end (or the connection is
+    // gone): a streamed body outlives the handler, and the drain waits for it.
     requestStarted()
+    NodeHttpServerRequest.toServerResponse(request).once("close", requestFinished)
     const headers = responseHeaders(request)
     headers["x-request-id"] = requestId
     return Effect.zipRight(
@@ -76,8 +78,7 @@ export const RequestContextMiddleware = HttpApiBuilder.middleware((app) =>
             HttpServerResponse.unsafeJson(internalErrorBody(requestId), { status: 500 })
           )
         ),
-        Effect.annotateLogs("request_id", requestId),
-        Effect.ensuring(decrement)
+        Effect.annotateLogs("request_id", requestId)
       )
     )
   })

@@ -16,6 +16,7 @@ import { DashboardApiKeysLive } from "./dashboard-api-keys.js"
 import { DashboardChannelsLive } from "./dashboard-channels.js"
 import { DashboardSessionLive } from "./dashboard-session.js"
 import { DashboardTeamLive } from "./dashboard-team.js"
+import { Draining } from "./draining.js"
 import { EventsStreamLive } from "./events-stream.js"
 import { nodeServerLayer } from "./front-routes.js"
 import { HealthLive } from "./health.js"
@@ -56,32 +57,40 @@ export const HttpAppLive = Layer.mergeAll(
   InboundLive,
   MediaDownloadRoute,
   SandboxRoutesLive
-).pipe(Layer.provideMerge(ApiLive), Layer.provideMerge(DeliveryDomainLive), Layer.provideMerge(DomainLive))
+).pipe(
+  Layer.provideMerge(ApiLive),
+  Layer.provideMerge(Draining.Default),
+  Layer.provideMerge(DeliveryDomainLive),
+  Layer.provideMerge(DomainLive)
+)
 
 const DRAIN_TIMEOUT_MS = 15_000
 
-// On shutdown: stop accepting connections, let in-flight requests finish (up to
-// DRAIN_TIMEOUT_MS), then close what is left. This finalizer runs before the
-// server's own, which would otherwise interrupt requests mid-way.
-const drain = (server: Server) =>
-  Effect.promise(async () => {
+// On shutdown: stop accepting connections, end the event streams, let in-flight
+// requests finish (up to DRAIN_TIMEOUT_MS), then close what is left. This
+// finalizer runs before the server's own, which would otherwise interrupt
+// requests mid-way.
+const drain = (server: Server, draining: Draining) =>
+  draining.begin.pipe(Effect.zipRight(Effect.promise(async () => {
     server.close()
     const deadline = Date.now() + DRAIN_TIMEOUT_MS
     while (requestsInFlight() > 0 && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 25))
     }
     server.closeAllConnections()
-  }).pipe(Effect.zipRight(Effect.logInfo("http server drained")))
+  })), Effect.zipRight(Effect.logInfo("http server drained")))
 
 /** Serves the HTTP surface on HOST:PORT, logging the address once listening; drains on shutdown. */
 export const HttpLive = Layer.unwrapEffect(Effect.gen(function*() {
   const config = yield* AppConfig
   const server = createServer()
-  return Layer.scopedDiscard(Effect.addFinalizer(() => drain(server))).pipe(
+  const drainOnClose = Effect.flatMap(Draining, (draining) => Effect.addFinalizer(() => drain(server, draining)))
+  return Layer.scopedDiscard(drainOnClose).pipe(
     Layer.provideMerge(HttpApiBuilder.serve().pipe(
       Layer.provide(HttpAppLive),
       HttpServer.withLogAddress
     )),
-    Layer.provide(nodeServerLayer({ port: config.port, host: config.host }, () => server))
+    Layer.provide(nodeServerLayer({ port: config.port, host: config.host }, () => server)),
+    Layer.provide(Draining.Default)
   )
 }))
