@@ -114,17 +114,23 @@ export const EventDataSchemas = {
   "template.status_changed": TemplateStatusChangedData
 } as const satisfies { readonly [E in EventType]: Schema.Schema.AnyNoContext }
 
-const envelopeFields = {
-  id: EventId,
-  developer_account_id: Id,
-  platform_channel_id: Schema.NullOr(Id),
-  occurred_at: Timestamp,
-  api_version: Schema.Literal(API_VERSION)
-}
+/**
+ * An envelope's fields in SPEC §6.2's order, which is the order encoding writes
+ * them in: what the API returns reads key for key like the body a receiver got.
+ */
+const envelopeStruct = <Event extends Schema.Schema.Any, Data extends Schema.Schema.Any>(event: Event, data: Data) =>
+  Schema.Struct({
+    id: EventId,
+    event,
+    developer_account_id: Id,
+    platform_channel_id: Schema.NullOr(Id),
+    occurred_at: Timestamp,
+    api_version: Schema.Literal(API_VERSION),
+    data
+  })
 
 /** The envelope of one event type. */
-export const EnvelopeFor = <E extends EventType>(event: E) =>
-  Schema.Struct({ ...envelopeFields, event: Schema.Literal(event), data: EventDataSchemas[event] })
+export const EnvelopeFor = <E extends EventType>(event: E) => envelopeStruct(Schema.Literal(event), EventDataSchemas[event])
 
 /** Normalized event envelope (SPEC §6.2), discriminated on `event`. */
 export const Envelope = Schema.Union(
@@ -146,19 +152,18 @@ export type EnvelopeOf<E extends EventType> = Extract<Envelope, { readonly event
 export type EventData<E extends EventType> = EnvelopeOf<E>["data"]
 
 /** Any envelope with an open `data` object: stores and replays envelopes verbatim. */
-export const GenericEnvelope = Schema.Struct({ ...envelopeFields, event: Schema.String, data: JsonObject }).annotations({
+export const GenericEnvelope = envelopeStruct(Schema.String, JsonObject).annotations({
   identifier: "GenericEnvelope"
 })
 export type GenericEnvelope = typeof GenericEnvelope.Type
 
 /** Envelope of an event type this version does not know yet (forward compatibility). */
-export const UnknownEnvelope = Schema.Struct({
-  ...envelopeFields,
-  event: Schema.String.pipe(
+export const UnknownEnvelope = envelopeStruct(
+  Schema.String.pipe(
     Schema.filter((e) => !(EventTypes as ReadonlyArray<string>).includes(e) || "is a known event type")
   ),
-  data: JsonObject
-}).annotations({ identifier: "UnknownEnvelope" })
+  JsonObject
+).annotations({ identifier: "UnknownEnvelope" })
 export type UnknownEnvelope = typeof UnknownEnvelope.Type
 
 /** Any envelope: a known one, fully typed, or one of a future event type. */
