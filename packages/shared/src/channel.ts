@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { Id, NonEmptyString, Timestamp, optional, requestBody } from "./common.js"
+import { Id, maxChars, NonEmptyString, Timestamp, optional, requestBody } from "./common.js"
 import {
   BLOCK_USERS_MAX,
   PROFILE_ABOUT_MAX,
@@ -32,8 +32,7 @@ export const Channel = Schema.Struct({
 }).annotations({ identifier: "Channel" })
 export type Channel = typeof Channel.Type
 
-const atMost = (max: number) =>
-  Schema.String.pipe(Schema.maxLength(max, { message: () => `must be at most ${max} characters` }))
+const atMost = (max: number) => Schema.String.pipe(maxChars(max))
 
 /** POST /channels/{id}/profile: only provided fields are sent upstream (SPEC §4.8). */
 export const ChannelProfileUpdate = requestBody(

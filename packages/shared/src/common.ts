@@ -15,6 +15,18 @@ export const Timestamp = Schema.String.pipe(
 /** Integer ids of stored rows. */
 export const Id = Schema.Int
 
+/**
+ * At most `max` characters, counted as Unicode code points like SPEC's "chars" and
+ * JSON Schema's maxLength (Schema.maxLength counts UTF-16 units: an emoji twice).
+ */
+export const maxChars = (max: number, message: () => string = () => `must be at most ${max} characters`) =>
+  Schema.filter<typeof Schema.String>((s) => {
+    if (s.length <= max) return true
+    let chars = 0
+    for (const _ of s) if (++chars > max) return message()
+    return true
+  }, { message, jsonSchema: { maxLength: max } })
+
 export const NonEmptyString = Schema.String.pipe(Schema.minLength(1, { message: () => "must not be empty" }))
 
 /** Optional key that, when present, holds a value (never `undefined`): JSON has no undefined. */

@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { Id, JsonObject, Timestamp, optional, requestBody } from "./common.js"
+import { Id, JsonObject, maxChars, Timestamp, optional, requestBody } from "./common.js"
 import { CONTACT_DISPLAY_NAME_MAX } from "./limits.js"
 
 /** Contact resource (SPEC §2.4). */
@@ -25,11 +25,7 @@ export const ContactPatch = requestBody(
   Schema.Struct({
     contact_metadata: optional(JsonObject),
     display_name: optional(
-      Schema.String.pipe(
-        Schema.maxLength(CONTACT_DISPLAY_NAME_MAX, {
-          message: () => `must be at most ${CONTACT_DISPLAY_NAME_MAX} characters`
-        })
-      )
+      Schema.String.pipe(maxChars(CONTACT_DISPLAY_NAME_MAX))
     )
   }),
   "ContactPatch"

@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { Id, Timestamp, optional, requestBody } from "./common.js"
+import { Id, Timestamp, maxChars, optional, requestBody } from "./common.js"
 import { EventType } from "./events.js"
 import {
   BUFFER_MAX_BATCH_MAX,
@@ -65,11 +65,7 @@ const subscriptionFields = {
   platform_channel_id: optional(Schema.NullOr(Id)),
   // null clears, as for the other nullable fields of the resource
   description: optional(
-    Schema.NullOr(Schema.String.pipe(
-      Schema.maxLength(SUBSCRIPTION_DESCRIPTION_MAX, {
-        message: () => `must be at most ${SUBSCRIPTION_DESCRIPTION_MAX} characters`
-      })
-    ))
+    Schema.NullOr(Schema.String.pipe(maxChars(SUBSCRIPTION_DESCRIPTION_MAX)))
   ),
   custom_headers: optional(Schema.NullOr(CustomHeaders)),
   buffer_window_seconds: optional(Schema.NullOr(intBetween(BUFFER_WINDOW_SECONDS_MIN, BUFFER_WINDOW_SECONDS_MAX))),

@@ -39,6 +39,9 @@ describe("subscription bounds", () => {
     ["inactivity_minutes", 1441, false],
     ["description", "d".repeat(200), true],
     ["description", "d".repeat(201), false],
+    // Characters, not UTF-16 units: an emoji counts once.
+    ["description", "😀".repeat(200), true],
+    ["description", "😀".repeat(201), false],
     ["target_url", "", false],
     ["target_url", url + "a".repeat(2083 - url.length), true],
     ["target_url", url + "a".repeat(2084 - url.length), false],
@@ -68,11 +71,13 @@ describe("request bodies", () => {
   it.each([
     ["ContactPatch display_name of 255 chars", ContactPatch, { display_name: "n".repeat(255) }, null],
     ["ContactPatch display_name of 256 chars", ContactPatch, { display_name: "n".repeat(256) }, ["display_name"]],
+    ["ContactPatch display_name of 255 emoji", ContactPatch, { display_name: "😀".repeat(255) }, null],
     ["ContactPatch open contact_metadata", ContactPatch, { contact_metadata: { any: { deep: [1] } } }, null],
     ["ContactPatch unknown field", ContactPatch, { phone: "1" }, ["phone"]],
     ["ConversationPatch status archived", ConversationPatch, { status: "archived" }, ["status"]],
     ["ConversationPatch without status", ConversationPatch, {}, ["status"]],
     ["profile about of 140 chars", ChannelProfileUpdate, { about: "a".repeat(140) }, ["about"]],
+    ["profile about of 139 emoji", ChannelProfileUpdate, { about: "😀".repeat(139) }, null],
     ["profile address of 257 chars", ChannelProfileUpdate, { address: "a".repeat(257) }, ["address"]],
     ["profile description of 257 chars", ChannelProfileUpdate, { description: "a".repeat(257) }, ["description"]],
     ["profile email of 129 chars", ChannelProfileUpdate, { email: "a".repeat(129) }, ["email"]],
