@@ -119,7 +119,7 @@ describe("a 2xx answer that is not the API's (wrong port, a proxy's page)", () =
     ["an HTML page", { "content-type": "text/html; charset=utf-8" }, "<!doctype html><h1>Vite</h1>", "200 text/html; charset=utf-8, not JSON"],
     ["plain text without a Content-Type", {}, "ok", "200 without a Content-Type, not JSON"],
     ["JSON that does not parse", { "content-type": "application/json" }, "<html>", "200 application/json whose body is not JSON (Unexpected token"]
-  ])("%s throws UnexpectedResponseError naming the status, the type and the base URL, without retrying", async (_name, headers, body, got) => {
+  ] as Array<[string, Record<string, string>, string, string]>)("%s throws UnexpectedResponseError naming the status, the type and the base URL, without retrying", async (_name, headers, body, got) => {
     answer = { status: 200, headers, body }
     hits = 0
     const error = await loopback().channels.list().catch((e: unknown) => e)
