@@ -33,7 +33,9 @@ export class EventsGroup extends HttpApiGroup.make("events")
       .annotate(
         OpenApi.Description,
         "One `event:` (the type), `id:` (the event id) and `data:` (the envelope) per event as it is written. " +
-          "`Last-Event-ID` resumes after that event within the last 24 hours. Comment lines keep the connection alive."
+          "`Last-Event-ID` resumes after that event within the last 24 hours. Comment lines keep the connection alive. " +
+          "`conversation.inactive` is not on the stream: it is sent per subscription, by its `inactivity_minutes`. " +
+          "The stream ends when the server shuts down; reconnect with `Last-Event-ID`."
       )
   )
   .middleware(InputGuard)
