@@ -3,6 +3,7 @@ import {
   APIError,
   APIUserAbortError,
   AuthenticationError,
+  MediaFileError,
   PermissionDeniedError,
   RateLimitError,
   UnexpectedResponseError,
@@ -96,6 +97,7 @@ const report = (ctx: Context, error: unknown): number => {
     return code
   }
   if (error instanceof CliError) return emit(error.exitCode, error.message)
+  if (error instanceof MediaFileError) return emit(ExitCode.usage, `cannot upload ${error.path}: ${error.reason}`)
   if (error instanceof APIUserAbortError || ctx.signal?.aborted) return ExitCode.interrupted
   if (error instanceof APIError) {
     const requestId = error.requestId ? [e.dim(`request id: ${error.requestId}`)] : []

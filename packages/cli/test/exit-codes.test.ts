@@ -1,7 +1,10 @@
 import { mockApi } from "@platform/test-support/mock-api"
 import { spawn } from "node:child_process"
+import { mkdtempSync } from "node:fs"
 import { createServer as createHttpServer } from "node:http"
 import { createServer, type AddressInfo } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { describe, expect, it } from "vitest"
 import { cli } from "./support/cli.js"
@@ -59,6 +62,18 @@ describe("exit codes", () => {
     const error = (JSON.parse(ran.stderr) as { error: { message: string; exit_code: number } }).error
     expect(error).toEqual({ message: expect.stringMatching(message), exit_code: 2 })
     expect(error.message).not.toMatch(/^error:/)
+  })
+
+  it.each([
+    ["media upload of a missing file", (dir: string) => ["media", "upload", join(dir, "missing.png"), "--channel", "7"], (dir: string) => `${join(dir, "missing.png")}: no such file (ENOENT)`],
+    ["media upload of a directory", (dir: string) => ["media", "upload", dir, "--channel", "7"], (dir: string) => `${dir}: it is a directory, not a file`],
+    ["send media --file of a missing file", (dir: string) => ["send", "media", "--channel", "7", "--to", "1", "--type", "image", "--file", join(dir, "x.png")], (dir: string) => `${join(dir, "x.png")}: no such file (ENOENT)`]
+  ])("%s is an invalid argument (exit 2) naming the path and the cause, and calls no API", async (_name, argv, message) => {
+    const dir = mkdtempSync(join(tmpdir(), "platform-cli-media-"))
+    const ran = await cli(argv(dir))
+    expect(ran.code).toBe(2)
+    expect(ran.stderr).toBe(`Error: cannot upload ${message(dir)}\n`)
+    expect(api.calls).toHaveLength(0)
   })
 
   it("no API key anywhere exits 4 and says how to configure one", async () => {

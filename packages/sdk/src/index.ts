@@ -8,6 +8,7 @@ export {
   BadRequestError,
   ConflictError,
   InternalServerError,
+  MediaFileError,
   NotFoundError,
   NotImplementedError,
   PermissionDeniedError,

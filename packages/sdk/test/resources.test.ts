@@ -18,7 +18,7 @@ import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
-import { Platform } from "../src/index.js"
+import { MediaFileError, Platform, PlatformError } from "../src/index.js"
 
 const api = mockApi()
 const client = () => new Platform({ apiKey: "pk_test_key", baseUrl: BASE_URL, maxRetries: 0 })
@@ -328,6 +328,18 @@ describe("resource methods", () => {
     expect(sent.name).toBe("invoice.pdf")
     expect(sent.type).toBe("application/pdf")
     expect(await sent.text()).toBe("%PDF-1.4 test")
+  })
+
+  it.each([
+    ["a missing file", (dir: string) => join(dir, "missing.png"), "no such file (ENOENT)"],
+    ["a directory", (dir: string) => dir, "it is a directory, not a file"]
+  ])("media.upload of %s throws MediaFileError naming the path and the cause, and sends nothing", async (_name, pathIn, reason) => {
+    const path = pathIn(mkdtempSync(join(tmpdir(), "sdk-media-")))
+    const error = await client().media.upload({ channel_id: 7, file: path }).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(MediaFileError)
+    expect(error).toBeInstanceOf(PlatformError)
+    expect(error).toMatchObject({ name: "MediaFileError", path, reason, message: `media.upload: cannot read ${path}: ${reason}` })
+    expect(api.calls).toHaveLength(0)
   })
 
   it("media.upload of a byte stream sends the collected bytes", async () => {

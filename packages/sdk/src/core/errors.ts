@@ -243,6 +243,20 @@ export class UnexpectedResponseError extends APIError {
   }
 }
 
+/** `media.upload` got a path it cannot read: missing, a directory, or not readable; no request was sent. */
+export class MediaFileError extends PlatformError {
+  override readonly name = "MediaFileError"
+  /** The path as given. */
+  readonly path: string
+  /** Why it cannot be uploaded: `no such file`, `it is a directory, not a file`, `permission denied`, ... */
+  readonly reason: string
+  constructor(path: string, reason: string, options?: { cause?: unknown }) {
+    super(`media.upload: cannot read ${path}: ${reason}`, options)
+    this.path = path
+    this.reason = reason
+  }
+}
+
 /** The request never got an HTTP answer (DNS, refused or reset connection, TLS). */
 export class APIConnectionError extends PlatformError {
   override readonly name: string = "APIConnectionError"

@@ -1,4 +1,4 @@
-import { PlatformError } from "../core/errors.js"
+import { MediaFileError, PlatformError } from "../core/errors.js"
 import type { RequestOptions } from "../core/request.js"
 import { APIResource, seg } from "../resource.js"
 import type { MediaDeleteResult, MediaFromUrlParams, MediaUploadResult, MediaUrlResult } from "../types.js"
@@ -60,15 +60,36 @@ const collect = async (stream: ReadableStream<Uint8Array> | AsyncIterable<Uint8A
   }
 }
 
+const FILE_ERRORS: Readonly<Record<string, string>> = {
+  ENOENT: "no such file",
+  ENOTDIR: "no such file",
+  EACCES: "permission denied",
+  EPERM: "permission denied"
+}
+
+/** Opens a path as a Blob, checking first that it is a readable file (a Blob of a directory only fails once the upload is sent). */
+const openPath = async (file: string, type: string): Promise<Blob> => {
+  // Node-only modules are loaded on demand so the core stays runtime-neutral.
+  const fs = await import("node:fs")
+  try {
+    const handle = await fs.promises.open(file, "r")
+    const stats = await handle.stat().finally(() => handle.close())
+    if (stats.isDirectory()) throw new MediaFileError(file, "it is a directory, not a file")
+    if (!stats.isFile()) throw new MediaFileError(file, "it is not a regular file")
+  } catch (error) {
+    if (error instanceof MediaFileError) throw error
+    const code = (error as NodeJS.ErrnoException).code ?? ""
+    const reason = FILE_ERRORS[code] ?? (error as Error).message
+    throw new MediaFileError(file, code === "" || reason.includes(code) ? reason : `${reason} (${code})`, { cause: error })
+  }
+  return typeof fs.openAsBlob === "function" ? fs.openAsBlob(file, { type }) : new Blob([await fs.promises.readFile(file)], { type })
+}
+
 const toBlob = async (file: Uploadable, mime: string | undefined): Promise<{ blob: Blob; name: string | undefined }> => {
   if (typeof file === "string") {
-    // Node-only modules are loaded on demand so the core stays runtime-neutral.
-    const fs = await import("node:fs")
     const path = await import("node:path")
     const name = path.basename(file)
-    const type = mime ?? mimeFromName(name) ?? ""
-    const blob = typeof fs.openAsBlob === "function" ? await fs.openAsBlob(file, { type }) : new Blob([await fs.promises.readFile(file)], { type })
-    return { blob, name }
+    return { blob: await openPath(file, mime ?? mimeFromName(name) ?? ""), name }
   }
   if (file instanceof Blob) {
     const name = (file as { name?: unknown }).name
