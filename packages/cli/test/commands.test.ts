@@ -143,5 +143,19 @@ describe("commands", () => {
     expect(api.calls[0]!.headers.get("origin")).toBe("http://api.test")
     expect(api.calls[1]!.headers.get("cookie")).toContain("access_token_dev=sess123")
     expect(api.calls[1]!.body).toEqual({ channel_id: 7, from: "15550001111", text: "hi there" })
+    expect(api.calls.map((c) => c.headers.get("x-api-key"))).toEqual([null, null])
+  })
+
+  it.each([
+    ["a rejected dashboard login", { status: 401, json: { detail: { code: "unauthorized", message: "wrong email or password" } } }, { json: {} }, 4, /Dashboard login failed: wrong email or password/],
+    ["a refused session", { json: {} }, { status: 401, json: { detail: { code: "unauthorized", message: "session expired" } } }, 4, /dashboard session was refused: 401 unauthorized: session expired/],
+    ["an unknown channel", { json: {} }, { status: 404, json: { detail: { code: "not_found", message: "channel not found" } } }, 1, /Channel 7 was not found in this account/],
+    ["a server without the sandbox", { json: {} }, { status: 404, json: { detail: "Not Found" } }, 1, /sandbox inbound route was not found/]
+  ] as const)("sandbox inbound reports %s", async (_name, login, inbound, code, message) => {
+    api.on("post", "/platform/dashboard/login", { ...login, headers: { "set-cookie": "access_token_dev=sess123; Path=/" } })
+    api.on("post", "/platform/dashboard/sandbox/inbound", inbound)
+    const ran = await cli(["sandbox", "inbound", "--channel", "7", "--from", "1555", "--text", "hi", "--email", "dev@example.com", "--password", "pw"])
+    expect(ran.code).toBe(code)
+    expect(ran.stderr).toMatch(message)
   })
 })

@@ -82,16 +82,19 @@ describe("exit codes", () => {
     expect(ran.stderr).toMatch(/No API key.*--api-key.*PLATFORM_API_KEY.*platform login/)
   })
 
-  it("an unreachable server exits 1 and names the cause", async () => {
+  it.each([
+    ["channels list", ["channels", "list"]],
+    ["sandbox inbound", ["sandbox", "inbound", "--channel", "7", "--from", "1555", "--text", "hi", "--email", "dev@example.com", "--password", "pw"]]
+  ])("an unreachable server makes %s exit 1 and names the cause", async (_name, argv) => {
     const port = await new Promise<number>((resolve) => {
       const server = createServer().listen(0, "127.0.0.1", () => {
         const { port } = server.address() as { port: number }
         server.close(() => resolve(port))
       })
     })
-    const ran = await cli(["channels", "list"], { env: { PLATFORM_BASE_URL: `http://127.0.0.1:${port}` } })
+    const ran = await cli(argv, { env: { PLATFORM_BASE_URL: `http://127.0.0.1:${port}` } })
     expect(ran.code).toBe(1)
-    expect(ran.stderr).toMatch(/could not reach the API: Connection error: .*ECONNREFUSED/)
+    expect(ran.stderr).toMatch(/could not reach the API: Connection error: .*ECONNREFUSED.*Is the server running\? \(--base-url\)/)
   }, 20_000)
 
   it.each([

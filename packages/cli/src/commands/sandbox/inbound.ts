@@ -1,5 +1,8 @@
+import { AuthenticationError, NotFoundError, Platform } from "@platform/sdk"
 import { CliError, ExitCode, usage } from "../../context.js"
 import { command, int, json, type CommandFactory } from "../util.js"
+
+const detailMessage = (body: unknown): unknown => (body as { detail?: { message?: unknown } } | null)?.detail?.message
 
 export const sandboxInbound: CommandFactory = (ctx) =>
   command("inbound", "Inject an inbound message from a user, as the sandbox upstream would post it")
@@ -18,37 +21,36 @@ export const sandboxInbound: CommandFactory = (ctx) =>
       if (!email || !password) {
         throw new CliError("The sandbox needs the dashboard login: pass --email/--password or set PLATFORM_DASHBOARD_EMAIL/PLATFORM_DASHBOARD_PASSWORD.", ExitCode.auth)
       }
-      const base = (await ctx.baseUrl()).value.replace(/\/+$/, "")
-      const origin = new URL(base).origin
-      const headers = { "content-type": "application/json", accept: "application/json", origin }
+      const base = (await ctx.baseUrl()).value
+      // The dashboard routes take a session cookie, never an API key (the header is removed below); going through the
+      // SDK's core still gives them its timeout, its connection errors and its typed HTTP errors, reported like any command's.
+      const dashboard = new Platform({ apiKey: "dashboard-session", baseUrl: base, fetch: ctx.io.fetch, maxRetries: 0 })
+      const headers = { "x-api-key": null, origin: new URL(base).origin }
       const signal = ctx.signal ? { signal: ctx.signal } : {}
-      const loginResponse = await ctx.fetch(`${base}/platform/dashboard/login`, { method: "POST", headers, body: JSON.stringify({ email, password }), ...signal })
-      if (loginResponse.status === 401) throw new CliError("Dashboard login failed: wrong email or password.", ExitCode.auth)
-      if (!loginResponse.ok) throw new CliError(`Dashboard login failed with HTTP ${loginResponse.status}: ${await loginResponse.text()}`)
-      const cookie = loginResponse.headers
+      const login = await dashboard
+        .requestWithResponse({ method: "POST", path: "/platform/dashboard/login", body: { email, password } }, { headers, ...signal })
+        .catch((error: unknown) => {
+          if (error instanceof AuthenticationError) throw new CliError("Dashboard login failed: wrong email or password.", ExitCode.auth)
+          throw error
+        })
+      const cookie = login.response.headers
         .getSetCookie()
         .map((c) => c.split(";")[0]!)
         .join("; ")
       if (cookie === "") throw new CliError("Dashboard login answered without a session cookie.")
       const body = { channel_id: o.channel as number, from: o.from as string, ...(o.text !== undefined ? { text: o.text as string } : { type: o.type as string, payload: o.payload ?? {} }) }
-      const response = await ctx.fetch(`${base}/platform/dashboard/sandbox/inbound`, { method: "POST", headers: { ...headers, cookie }, body: JSON.stringify(body), ...signal })
-      const text = await response.text()
-      let result: unknown = text
-      try {
-        result = JSON.parse(text)
-      } catch {
-        // keep the text
-      }
-      if (response.status === 404) {
-        const message = (result as { detail?: { message?: unknown } } | null)?.detail?.message
-        throw new CliError(
-          message === "channel not found"
-            ? `Channel ${o.channel as number} was not found in this account (or is disconnected).`
-            : "The sandbox inbound route was not found: is the server running with the sandbox upstream?"
-        )
-      }
-      if (!response.ok) throw new CliError(`Sandbox inbound failed with HTTP ${response.status}: ${text}`, response.status === 401 ? ExitCode.auth : ExitCode.failure)
-      const messageId = (result as { message_id?: unknown } | null)?.message_id
+      const result = await dashboard
+        .request<{ message_id?: unknown }>({ method: "POST", path: "/platform/dashboard/sandbox/inbound", body }, { headers: { ...headers, cookie }, ...signal })
+        .catch((error: unknown) => {
+          if (error instanceof AuthenticationError) throw new CliError(`The dashboard session was refused: ${error.message}`, ExitCode.auth)
+          if (!(error instanceof NotFoundError)) throw error
+          throw new CliError(
+            detailMessage(error.body) === "channel not found"
+              ? `Channel ${o.channel as number} was not found in this account (or is disconnected).`
+              : "The sandbox inbound route was not found: is the server running with the sandbox upstream?"
+          )
+        })
+      const messageId = result.message_id
       ctx.out.result(result, () =>
         ctx.out.line(
           `${ctx.out.c.green("✓")} Injected an inbound ${o.type ?? "text"} message from ${o.from as string} on channel ${o.channel as number}${
