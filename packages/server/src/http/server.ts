@@ -9,6 +9,7 @@ import { DeliveryDomainLive } from "../domain/delivery-layer.js"
 import { DomainLive } from "../domain/layer.js"
 import { InboundLive } from "../inbound/route.js"
 import { SandboxRoutesLive } from "../upstream/live.js"
+import { BodyLimitMiddleware } from "./body-limit.js"
 import { ChannelsLive } from "./channels.js"
 import { ConversationsLive } from "./conversations.js"
 import { DashboardAccountLive } from "./dashboard-account.js"
@@ -53,6 +54,7 @@ export const HttpAppLive = Layer.mergeAll(
   HttpApiBuilder.middlewareOpenApi({ path: "/platform/v1/openapi.json" }),
   HttpApiScalar.layer({ path: "/platform/v1/docs" }),
   ValidationMiddleware,
+  BodyLimitMiddleware,
   RequestContextMiddleware,
   InboundLive,
   MediaDownloadRoute,

@@ -2,6 +2,7 @@ import { HttpApi, HttpApiBuilder, HttpApiError, HttpServerError, HttpServerReque
 import type { HttpApiEndpoint } from "@effect/platform"
 import { PlatformApi, ValidationFailed } from "@platform/shared"
 import { Effect, Option, Predicate, SchemaAST as AST } from "effect"
+import { overLimit, payloadTooLarge } from "./body-limit.js"
 
 type Location = "body" | "query" | "path"
 
@@ -123,13 +124,13 @@ export const ValidationMiddleware = HttpApiBuilder.middleware((app) =>
     ),
     Effect.catchIf(
       (e): e is HttpServerError.RequestError => HttpServerError.isServerError(e) && e._tag === "RequestError",
-      (e) => e.reason === "Decode" ? Effect.succeed(malformedJson) : Effect.fail(e)
+      (e) => e.reason !== "Decode" ? Effect.fail(e) : Effect.succeed(overLimit(e) ? payloadTooLarge : malformedJson)
     ),
     // HttpApiBuilder reads a payload with `Effect.orDie(request.json)` (or
     // `request.multipart`), so a malformed body arrives here as a defect, not as a failure.
     Effect.catchSomeDefect((defect) => {
       if (HttpServerError.isServerError(defect) && defect._tag === "RequestError" && defect.reason === "Decode") {
-        return Option.some(Effect.succeed(malformedJson))
+        return Option.some(Effect.succeed(overLimit(defect) ? payloadTooLarge : malformedJson))
       }
       return defect instanceof Multipart.MultipartError && defect.reason === "Parse"
         ? Option.some(Effect.succeed(malformedMultipart))

@@ -1,5 +1,7 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
+import { JSON_BODY_MAX_BYTES } from "../../src/http/body-limit.js"
+import { baseUrl } from "../support/server.js"
 import { AuthTestServer, connectChat, createKey, request, signup } from "./support.js"
 
 /** Issue 2's 422 contract, proven on real, authenticated v1 routes. */
@@ -103,6 +105,57 @@ layer(AuthTestServer(), { timeout: 60_000 })("v1 request validation", (it) => {
     Effect.gen(function*() {
       const reply = yield* request("GET", "/platform/v1/webhooks/deliveries?event_type=%00")
       expect(reply.status).toBe(401)
+    }))
+
+  it.effect("a JSON body over 1 MiB is 413 before it is read; one just under is read and validated", () =>
+    Effect.gen(function*() {
+      const { key } = yield* setup
+      const padded = (bytes: number) => {
+        const base = JSON.stringify({ target_url: "https://93.184.215.14/hook", description: "" })
+        return base.replace('"description":""', `"description":"${"d".repeat(bytes - base.length)}"`)
+      }
+      const over = yield* request("POST", "/platform/v1/webhooks/subscriptions", { key, rawBody: padded(JSON_BODY_MAX_BYTES + 1) })
+      expect(over.status).toBe(413)
+      expect(over.body).toEqual({
+        detail: {
+          code: "payload_too_large",
+          message: `The request body is larger than ${JSON_BODY_MAX_BYTES} bytes`,
+          max_bytes: JSON_BODY_MAX_BYTES
+        }
+      })
+      const under = yield* request("POST", "/platform/v1/webhooks/subscriptions", { key, rawBody: padded(JSON_BODY_MAX_BYTES) })
+      expect(under.status).toBe(422)
+      expect(under.body.detail[0].loc).toEqual(["body", "description"])
+    }))
+
+  // Without a declared length the reader stops at the limit and the connection is dropped
+  // (the sender is still uploading); the body is never held in memory and nothing is written.
+  it.effect("a body sent without a length is not read past 1 MiB: refused, nothing written, the server answers on", () =>
+    Effect.gen(function*() {
+      const { key } = yield* setup
+      const base = yield* baseUrl
+      const chunk = new TextEncoder().encode(`{"target_url":"https://93.184.215.14/hook","description":"${"d".repeat(64 * 1024)}`)
+      let sent = 0
+      const body = new ReadableStream<Uint8Array>({
+        pull: (controller) => {
+          if (sent > 4 * JSON_BODY_MAX_BYTES) return controller.close()
+          sent += chunk.length
+          controller.enqueue(chunk)
+        }
+      })
+      const reply = yield* Effect.promise(() =>
+        fetch(`${base}/platform/v1/webhooks/subscriptions`, {
+          method: "POST",
+          headers: { "x-api-key": key, "content-type": "application/json" },
+          body,
+          duplex: "half"
+        } as RequestInit).then(async (r) => ({ status: r.status, body: await r.json() }), (e: unknown) => ({ status: 0, body: String(e) }))
+      )
+      // Read in full it would be a 422 (the JSON never ends); here it is not read to the end.
+      expect([0, 413]).toContain(reply.status)
+      const list = yield* request("GET", "/platform/v1/webhooks/subscriptions", { key })
+      expect(list.status).toBe(200)
+      expect(list.body.data).toEqual([])
     }))
 
   it.effect.each([
