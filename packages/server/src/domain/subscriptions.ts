@@ -259,6 +259,8 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@platform/se
         where id = ${id} and developer_account_id = ${accountId}
         returning ${sql.literal(COLUMNS)}`.pipe(Effect.orDie)
       if (row === undefined) return yield* new NotFound()
+      // The auto-pause window starts afresh (SPEC §3.4): the failures that paused it do not pause it again.
+      yield* sql`delete from delivery_attempt_counts where subscription_id = ${id}`.pipe(Effect.orDie)
       // Held rows of a paused subscription are due again.
       yield* wakeup.deliveriesWritten
       return subscriptionToWire(row)

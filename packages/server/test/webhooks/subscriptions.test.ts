@@ -3,6 +3,7 @@ import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { CUSTOM_HEADERS_MAX_BYTES } from "@platform/shared"
 import { Effect } from "effect"
+import { AutoPause } from "../../src/delivery/auto-pause.js"
 import { Dispatcher } from "../../src/delivery/dispatcher.js"
 import { createKey, request, signup } from "../auth/support.js"
 import { startReceiver } from "../support/receiver.js"
@@ -199,6 +200,24 @@ layer(WebhooksTestServer, { excludeTestServices: true })("webhook subscription r
       const again = yield* request("POST", `${base}/${created.body.id}/resume`, { key })
       expect(again.status).toBe(200)
       expect(again.body).toMatchObject({ is_paused: false, paused_reason: null, failure_count: 0 })
+    }))
+
+  it.scoped("after resume the failure window starts afresh: the next failure does not pause again", () =>
+    Effect.gen(function*() {
+      const { key } = yield* developer
+      const created = yield* request("POST", base, { key, body: { target_url: "http://127.0.0.1:9/h" } })
+      const id = created.body.id as number
+      const sql = yield* SqlClient.SqlClient
+      const autoPause = yield* AutoPause
+      // 20 failed attempts a minute ago: paused.
+      yield* sql`insert into delivery_attempt_counts (subscription_id, created_at, attempts, failures)
+        values (${id}, now() - interval '1 minute', 20, 20)`
+      expect(yield* autoPause.evaluate([id], new Date())).toEqual([id])
+      expect((yield* request("POST", `${base}/${id}/resume`, { key })).body.is_paused).toBe(false)
+      // One more failure right after: 1 of 1 in the window, not 21 of 21.
+      yield* sql`insert into delivery_attempt_counts (subscription_id, created_at, attempts, failures) values (${id}, now(), 1, 1)`
+      expect(yield* autoPause.evaluate([id], new Date())).toEqual([])
+      expect((yield* request("GET", `${base}/${id}`, { key })).body).toMatchObject({ is_paused: false, paused_reason: null })
     }))
 
   it.scoped("rotate-secret returns a new secret once and keeps the previous one for 24 h", () =>
