@@ -144,6 +144,57 @@ describe("listen", () => {
   })
 })
 
+/** A loopback port with nothing listening. */
+const closedPort = () =>
+  new Promise<number>((resolve) => {
+    const server = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as AddressInfo
+      server.close(() => resolve(port))
+    })
+  })
+
+/** Runs a streaming command until its stderr holds `lines` reconnect lines, then interrupts it. */
+const untilReconnects = async (argv: ReadonlyArray<string>, lines: number, env: Record<string, string> = {}) => {
+  const controller = new AbortController()
+  const onStderr = (text: string) => {
+    if ((text.match(/(reconnecting|retrying) in \d/g) ?? []).length >= lines) controller.abort()
+  }
+  return cli(argv, { signal: controller.signal, onStderr, env })
+}
+
+describe("reconnect lines say whether the stream was ever open, and why it failed", () => {
+  const commands = [
+    ["events tail", ["events", "tail"]],
+    ["listen", ["listen", "--forward-to", "http://127.0.0.1:9/webhooks"]]
+  ] as const
+
+  it.each(commands)("%s with the server down from the start: Connecting ... failed (ECONNREFUSED)", async (_name, argv) => {
+    const ran = await untilReconnects(argv, 1, { PLATFORM_BASE_URL: `http://127.0.0.1:${await closedPort()}` })
+    expect(ran.code).toBe(130)
+    expect(ran.stderr).toMatch(/Connecting to the event stream failed \(ECONNREFUSED\); retrying in \d+\.\d s/)
+    expect(ran.stderr).not.toMatch(/Connection lost|Ready!/)
+  })
+
+  it.each(commands)("%s answered 429, then 503 on connect: each line names the HTTP status", async (_name, argv) => {
+    api.on(
+      "get",
+      "/platform/v1/events/stream",
+      { status: 429, json: { detail: "rate limit exceeded" }, headers: { "retry-after": "0" } },
+      { status: 503, json: { detail: "unavailable" } }
+    )
+    const ran = await untilReconnects(argv, 2)
+    expect(ran.stderr).toMatch(/Connecting to the event stream failed \(HTTP 429\); retrying in [\d.]+ s\n[\s\S]*Connecting to the event stream failed \(HTTP 503\)/)
+    expect(ran.stderr).not.toMatch(/Connection lost/)
+  })
+
+  it.each(commands)("%s whose open stream ends, then cannot reconnect: Connection lost, then Reconnecting failed", async (_name, argv) => {
+    // `retry: 1` makes the server's reconnect delay 1 ms, so the second attempt follows at once.
+    api.on("get", "/platform/v1/events/stream", { sse: ["retry: 1\n\n"] }, { status: 503, json: { detail: "unavailable" } })
+    const ran = await untilReconnects(argv, 2)
+    expect(ran.stderr).toMatch(/Connection lost \(the server ended the stream\); reconnecting in 0\.0 s\n[\s\S]*Reconnecting failed \(HTTP 503\); retrying in 0\.0 s/)
+  })
+})
+
 describe("events tail", () => {
   it("--json prints each envelope as one JSON object per line, and Ctrl-C exits 130", async () => {
     const second = { ...f.envelope, id: "evt_ffffffffffffffffffffffffffffffff", event: "message.read" }

@@ -1,6 +1,7 @@
 import { CliError } from "../../context.js"
 import { clock } from "../../output.js"
 import { command, int, list, type CommandFactory } from "../util.js"
+import { reconnectNotices } from "./reconnect-notices.js"
 import { summary } from "./summary.js"
 
 export const eventsTail: CommandFactory = (ctx) =>
@@ -22,7 +23,7 @@ export const eventsTail: CommandFactory = (ctx) =>
         ...(o.channel !== undefined ? { channel_id: o.channel as number } : {}),
         ...(o.since ? { lastEventId: o.since as string } : {}),
         ...(signals.length > 0 ? { signal: signals.length === 1 ? signals[0]! : AbortSignal.any(signals) } : {}),
-        onReconnect: ({ delayMs }) => ctx.out.info(ctx.out.ce.yellow(`Connection lost; reconnecting in ${(delayMs / 1000).toFixed(1)} s`))
+        ...reconnectNotices(ctx)
       })
       if (!ctx.flags.json) ctx.out.info(`${ctx.out.ce.bold("Streaming events")} ${ctx.out.ce.dim("(^C to quit)")}`)
       let seen = 0

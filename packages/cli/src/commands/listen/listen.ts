@@ -1,6 +1,7 @@
 import { sign, signStandard } from "@platform/webhook-verify/testing"
 import { CliError, usage } from "../../context.js"
 import { clock } from "../../output.js"
+import { reconnectNotices } from "../events/reconnect-notices.js"
 import { command, header, int, list, type CommandFactory } from "../util.js"
 
 /** A new local signing secret in the `whsec_<base64>` form (valid for both signature schemes). */
@@ -63,12 +64,11 @@ export const listen: CommandFactory = (ctx) =>
         ...(o.channel !== undefined ? { channel_id: o.channel as number } : {}),
         ...(signals.length > 0 ? { signal: signals.length === 1 ? signals[0]! : AbortSignal.any(signals) } : {}),
         // "Ready!" once the stream is open: events written from then on are forwarded.
-        onOpen: ({ reconnect }) => {
+        ...reconnectNotices(ctx, ({ reconnect }) => {
           if (reconnect) return ctx.out.info(e.green("Reconnected; resuming after the last event."))
           ctx.out.info(`${e.green(">")} Ready! Your webhook signing secret is ${e.bold(secret)} ${e.dim("(^C to quit)")}`)
           ctx.out.info(`  Forwarding events to ${target.href}; verify them with @platform/webhook-verify and this secret.`)
-        },
-        onReconnect: ({ delayMs }) => ctx.out.info(e.yellow(`Connection lost; reconnecting in ${(delayMs / 1000).toFixed(1)} s`))
+        })
       })
       let deliveryId = 0
       if (count === 0) stream.close()
