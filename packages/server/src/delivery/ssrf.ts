@@ -387,6 +387,7 @@ export const checkUrl = (url: string, options: CheckOptions): Effect.Effect<Chec
         )
       }
     }
+    if (parsed.port === "0") return yield* reject(url, "invalid_url", "target URL has port 0, which no request can reach")
     if (parsed.username !== "" || parsed.password !== "") {
       return yield* reject(url, "userinfo", "target URL must not contain credentials (user:password@)")
     }

@@ -113,7 +113,9 @@ const rejected: ReadonlyArray<Rejected> = [
   { url: "ftp://example.com/file", kind: "scheme", reason: "must use https (ftp is not allowed)" },
   { url: "file:///etc/passwd", kind: "scheme", reason: "must use https (file is not allowed)" },
   { url: "gopher://example.com:70/", kind: "scheme", reason: "must use https (gopher is not allowed)" },
-  { url: "not a url", kind: "invalid_url", reason: "not a valid absolute URL" }
+  { url: "not a url", kind: "invalid_url", reason: "not a valid absolute URL" },
+  // Nothing listens on port 0: every delivery would fail
+  { url: "https://1.1.1.1:0/x", kind: "invalid_url", reason: "port 0" }
 ]
 
 interface Accepted {
