@@ -9,6 +9,7 @@ export {
   ConflictError,
   InternalServerError,
   MediaFileError,
+  NoNextPageError,
   NotFoundError,
   NotImplementedError,
   PermissionDeniedError,

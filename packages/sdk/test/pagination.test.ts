@@ -1,7 +1,7 @@
 import * as f from "@platform/test-support/fixtures"
 import { BASE_URL, mockApi } from "@platform/test-support/mock-api"
 import { describe, expect, it } from "vitest"
-import { Platform } from "../src/index.js"
+import { NoNextPageError, Platform, PlatformError } from "../src/index.js"
 
 const api = mockApi()
 const client = () => new Platform({ apiKey: "pk_test_key", baseUrl: BASE_URL, maxRetries: 0 })
@@ -32,6 +32,16 @@ describe("PagePromise", () => {
     expect(api.calls).toHaveLength(1)
     const second = await first.getNextPage()
     expect(second.data.map((s) => s.id)).toEqual([4, 3])
+  })
+
+  it("getNextPage on the last page throws NoNextPageError, a PlatformError, without a request", async () => {
+    api.on("get", "/platform/v1/webhooks/subscriptions", { json: { data: [sub(1)], has_more: false, next_cursor: null } })
+    const last = await client().webhooks.subscriptions.list()
+    const error = await last.getNextPage().catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(NoNextPageError)
+    expect(error).toBeInstanceOf(PlatformError)
+    expect(error).toMatchObject({ name: "NoNextPageError", message: expect.stringMatching(/hasNextPage\(\)/) })
+    expect(api.calls).toHaveLength(1)
   })
 
   it("iterPages yields each page once and stops when has_more is false", async () => {

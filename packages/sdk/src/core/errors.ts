@@ -243,6 +243,14 @@ export class UnexpectedResponseError extends APIError {
   }
 }
 
+/** `getNextPage()` was called on the last page; check `hasNextPage()` first, or `for await` the list. */
+export class NoNextPageError extends PlatformError {
+  override readonly name = "NoNextPageError"
+  constructor() {
+    super("No next page: this is the last page; check hasNextPage() before calling getNextPage(), or use `for await` to walk every page.")
+  }
+}
+
 /** `media.upload` got a path it cannot read: missing, a directory, or not readable; no request was sent. */
 export class MediaFileError extends PlatformError {
   override readonly name = "MediaFileError"

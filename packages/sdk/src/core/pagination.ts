@@ -1,3 +1,4 @@
+import { NoNextPageError } from "./errors.js"
 import type { RequestOptions } from "./request.js"
 
 /** The list envelope of every paginated route: `{data, has_more, next_cursor}`. */
@@ -32,9 +33,9 @@ export class CursorPage<T> implements AsyncIterable<T> {
     return this.has_more && this.next_cursor !== null
   }
 
-  /** Fetches the next page; throws when there is none (check `hasNextPage()` first). */
+  /** Fetches the next page; throws NoNextPageError when there is none (check `hasNextPage()` first). */
   async getNextPage(options?: RequestOptions): Promise<this> {
-    if (!this.hasNextPage()) throw new Error("No next page: check hasNextPage() before calling getNextPage().")
+    if (!this.hasNextPage()) throw new NoNextPageError()
     return this.#load(this.next_cursor ?? undefined, options)
   }
 
