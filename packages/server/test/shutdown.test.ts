@@ -25,6 +25,16 @@ const startServer = (env: Record<string, string> = {}) =>
     child.on("exit", (code) => reject(new Error(`server exited early with ${code}: ${output}`)))
   })
 
+/** Signs up `name`@example.com and returns the dashboard session cookie. */
+const signupCookie = async (base: string, name: string) => {
+  const signup = await fetch(`${base}/platform/dashboard/signup`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ email: `${name}@example.com`, password: `${name} password`, name })
+  })
+  return signup.headers.getSetCookie().find((c) => c.startsWith("access_token_dev="))!.split(";")[0]!
+}
+
 describe("process lifecycle", () => {
   it("SIGTERM drains: an open keep-alive connection does not hold the process, exit code 0", async () => {
     expect(existsSync(main), "build the server first (npm run build -w @platform/server)").toBe(true)
@@ -49,12 +59,7 @@ describe("process lifecycle", () => {
   it("SIGTERM with an event stream open: the stream ends cleanly and the process exits 0 without waiting out the drain", async () => {
     const { port, child, output } = await startServer()
     const base = `http://127.0.0.1:${port}`
-    const signup = await fetch(`${base}/platform/dashboard/signup`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ email: "stream@example.com", password: "stream password", name: "Stream" })
-    })
-    const cookie = signup.headers.getSetCookie().find((c) => c.startsWith("access_token_dev="))!.split(";")[0]!
+    const cookie = await signupCookie(base, "stream")
     const stream = await fetch(`${base}/platform/v1/events/stream`, { headers: { cookie } })
     expect(stream.status).toBe(200)
     const reader = stream.body!.getReader()
@@ -85,12 +90,7 @@ describe("process lifecycle", () => {
     })
     const { port, child, output } = await startServer({ PORT: String(free), PUBLIC_URL: `http://127.0.0.1:${free}` })
     const base = `http://127.0.0.1:${port}`
-    const signup = await fetch(`${base}/platform/dashboard/signup`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ email: "shutdown@example.com", password: "shutdown password", name: "Shutdown" })
-    })
-    const cookie = signup.headers.getSetCookie().find((c) => c.startsWith("access_token_dev="))!.split(";")[0]!
+    const cookie = await signupCookie(base, "shutdown")
     const line = { phone_number_id: "100200300400", waba_id: "900800700" }
     const connected = await fetch(`${base}/platform/dashboard/channels/connect/chat`, {
       method: "POST",

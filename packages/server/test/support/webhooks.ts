@@ -1,8 +1,10 @@
 import { HttpApiBuilder } from "@effect/platform"
-import { Layer } from "effect"
+import { SqlClient } from "@effect/sql"
+import { Effect, Layer } from "effect"
 import { AppConfig } from "../../src/config.js"
 import { HttpAppLive } from "../../src/http/server.js"
 import { DeliveryEngineLive } from "../../src/workers/delivery-workers.js"
+import { createKey, signup } from "../auth/support.js"
 import { EngineDatabase } from "./delivery.js"
 import { TestListener } from "./server.js"
 
@@ -18,3 +20,14 @@ export const WebhooksTestServer = Layer.mergeAll(
   Layer.provideMerge(EngineDatabase),
   Layer.provideMerge(AppConfig.layerWith({ LOG_LEVEL: "warning" }))
 )
+
+/** A signed-up developer (`name` prefixes the email) with an every-scope key and a chat channel. */
+export const webhookDeveloper = (name: string) =>
+  Effect.gen(function*() {
+    const dev = yield* signup(name)
+    const { key } = yield* createKey(dev)
+    const sql = yield* SqlClient.SqlClient
+    const [channel] = yield* sql<{ id: number }>`insert into platform_channels (developer_account_id, type, name, phone_number_id)
+      values (${dev.accountId}, 'chat', 'main', ${`pn-${dev.accountId}-${Date.now()}`}) returning id`
+    return { dev, accountId: dev.accountId, key, channelId: channel!.id }
+  })

@@ -3,18 +3,11 @@ import { expect, layer } from "@effect/vitest"
 import { Duration, Effect, TestClock, TestContext } from "effect"
 import { Dispatcher } from "../../src/delivery/dispatcher.js"
 import { FanOut } from "../../src/delivery/fan-out.js"
-import { baseUrl, createKey, request, signup } from "../auth/support.js"
+import { baseUrl, createKey, request } from "../auth/support.js"
 import { startReceiver } from "../support/receiver.js"
-import { WebhooksTestServer } from "../support/webhooks.js"
+import { webhookDeveloper, WebhooksTestServer } from "../support/webhooks.js"
 
-const developer = Effect.gen(function*() {
-  const dev = yield* signup("deliveries")
-  const { key } = yield* createKey(dev)
-  const sql = yield* SqlClient.SqlClient
-  const [channel] = yield* sql<{ id: number }>`insert into platform_channels (developer_account_id, type, name, phone_number_id)
-    values (${dev.accountId}, 'chat', 'main', ${`pn-${dev.accountId}-${Date.now()}`}) returning id`
-  return { dev, key, channelId: channel!.id }
-})
+const developer = webhookDeveloper("deliveries")
 
 layer(WebhooksTestServer, { excludeTestServices: true })("deliveries API, conversation PATCH, event stream", (it) => {
   it.scoped("attempts and next_retry_at of the retry schedule are visible in the API, then failed", () =>

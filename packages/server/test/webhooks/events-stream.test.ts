@@ -6,9 +6,9 @@ import { PgPool } from "../../src/db/client.js"
 import { eventsCommitted } from "../../src/delivery/wakeup.js"
 import { Events, newEventId } from "../../src/domain/events.js"
 import { type StreamCursor as Cursor, StreamCursor, type StreamPoll } from "../../src/domain/stream-cursor.js"
-import { baseUrl, createKey, signup } from "../auth/support.js"
+import { baseUrl } from "../auth/support.js"
 import { writeMessageEvent } from "../support/delivery.js"
-import { WebhooksTestServer } from "../support/webhooks.js"
+import { webhookDeveloper, WebhooksTestServer } from "../support/webhooks.js"
 
 interface Developer {
   readonly accountId: number
@@ -16,14 +16,7 @@ interface Developer {
   readonly key: string
 }
 
-const developer = Effect.gen(function*() {
-  const dev = yield* signup("stream")
-  const { key } = yield* createKey(dev)
-  const sql = yield* SqlClient.SqlClient
-  const [channel] = yield* sql<{ id: number }>`insert into platform_channels (developer_account_id, type, name, phone_number_id)
-    values (${dev.accountId}, 'chat', 'main', ${`pn-${dev.accountId}-${Date.now()}`}) returning id`
-  return { accountId: dev.accountId, channelId: channel!.id, key } satisfies Developer
-})
+const developer = webhookDeveloper("stream")
 
 interface Frame {
   readonly id: string

@@ -5,23 +5,16 @@ import { CUSTOM_HEADERS_MAX_BYTES } from "@platform/shared"
 import { Effect } from "effect"
 import { AutoPause } from "../../src/delivery/auto-pause.js"
 import { Dispatcher } from "../../src/delivery/dispatcher.js"
-import { createKey, request, signup } from "../auth/support.js"
+import { createKey, request } from "../auth/support.js"
 import { startReceiver } from "../support/receiver.js"
-import { WebhooksTestServer } from "../support/webhooks.js"
+import { webhookDeveloper, WebhooksTestServer } from "../support/webhooks.js"
 
 /** The cursor a list gives for a row (DESIGN §5: opaque to clients, known here). */
 const cursorOf = (id: number) => Buffer.from(`id:${id}`, "utf8").toString("base64url")
 
 const base = "/platform/v1/webhooks/subscriptions"
 
-const developer = Effect.gen(function*() {
-  const dev = yield* signup("hooks")
-  const { key } = yield* createKey(dev)
-  const sql = yield* SqlClient.SqlClient
-  const [channel] = yield* sql<{ id: number }>`insert into platform_channels (developer_account_id, type, name, phone_number_id)
-    values (${dev.accountId}, 'chat', 'main', ${`pn-${dev.accountId}-${Date.now()}`}) returning id`
-  return { dev, key, channelId: channel!.id }
-})
+const developer = webhookDeveloper("hooks")
 
 layer(WebhooksTestServer, { excludeTestServices: true })("webhook subscription routes", (it) => {
   it.scoped("create is 201 with a whsec_ secret shown once; get, list, patch, delete", () =>
