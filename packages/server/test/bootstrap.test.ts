@@ -44,9 +44,17 @@ layer(TestServer())("server bootstrap", (it) => {
     Effect.gen(function*() {
       const res = yield* get("/platform/v1/openapi.json")
       expect(res.status).toBe(200)
-      const doc = (yield* Effect.promise(() => res.json())) as { openapi: string; paths: Record<string, unknown> }
+      const doc = (yield* Effect.promise(() => res.json())) as {
+        openapi: string
+        paths: Record<string, Record<string, { responses: Record<string, unknown> }>>
+      }
       expect(doc.openapi).toBe("3.1.0")
       expect(Object.keys(doc.paths)).toContain("/readyz")
+      // The served document is the documented contract: input that does not decode is 422, not 400.
+      const getSub = doc.paths["/platform/v1/webhooks/subscriptions/{sub_id}"]!.get!
+      expect(Object.keys(getSub.responses)).toContain("422")
+      expect(Object.keys(getSub.responses)).not.toContain("400")
+      expect(JSON.stringify(doc)).not.toContain("HttpApiDecodeError")
     }))
 
   it.effect("GET /platform/v1/docs serves a readable HTML reference", () =>

@@ -3,8 +3,12 @@ import {
   ApiKeyAuth,
   CsrfRejected,
   MissingScope,
+  PlatformApi,
   type Principal,
   RateLimited,
+  routeKey,
+  type RouteSecurity,
+  routeTable,
   type Scope,
   Scopes,
   SESSION_COOKIE,
@@ -17,7 +21,6 @@ import { Sessions } from "../domain/sessions.js"
 import { responseHeaders } from "../http/response-headers.js"
 import { isSameOriginRequest } from "./csrf.js"
 import { type RateDecision, RateLimiter } from "./rate-limiter.js"
-import { routeKey, type RouteSecurity, routeTable } from "./route-table.js"
 
 const setRateHeaders = (request: HttpServerRequest.HttpServerRequest, d: RateDecision) => {
   const headers = responseHeaders(request)
@@ -41,7 +44,7 @@ export const ApiKeyAuthLive = Layer.effect(
     const limiter = yield* RateLimiter
     const sessions = yield* Sessions
     const config = yield* AppConfig
-    const table = new Map(routeTable().map((r) => [routeKey(r.method, r.path), r]))
+    const table = new Map(routeTable(PlatformApi).map((r) => [routeKey(r.method, r.path), r]))
     // Routes are built once, so their entries are memoized by identity (no key string per request).
     const byRoute = new WeakMap<HttpRouter.Route<unknown, unknown>, RouteSecurity | undefined>()
     const entryOf = (route: HttpRouter.Route<unknown, unknown>) => {

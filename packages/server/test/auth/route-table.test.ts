@@ -1,8 +1,7 @@
 import { HttpApi } from "@effect/platform"
 import { describe, expect, it, layer } from "@effect/vitest"
-import { ApiKeyAuth, DashboardAuth, PlatformApi, type Scope, Scopes } from "@platform/shared"
+import { ApiKeyAuth, DashboardAuth, PlatformApi, routeTable, type Scope, Scopes } from "@platform/shared"
 import { Effect } from "effect"
-import { routeTable } from "../../src/auth/route-table.js"
 import { AuthTestServer, createKey, type Dev, probe, signup } from "./support.js"
 
 /*
@@ -73,7 +72,7 @@ HttpApi.reflect(PlatformApi, {
   }
 })
 
-const table = routeTable()
+const table = routeTable(PlatformApi)
 const concrete = (path: string) => path.replace(/:[A-Za-z_]+/g, "999999")
 const bodyFor = (method: string) => (["POST", "PATCH", "PUT"].includes(method) ? { body: {} } : {})
 

@@ -3,9 +3,10 @@ import { Schema } from "effect"
 import { Channel, ChannelType, InboundSwitch } from "../channel.js"
 import { optional } from "../common.js"
 import { NotFound, wire } from "../errors.js"
+import { PathId } from "./path-id.js"
 import { ApiKeyAuth, CookieAllowed, InputGuard, RequiredScope } from "./security.js"
 
-export const ChannelIdPath = Schema.Struct({ channel_id: Schema.NumberFromString.pipe(Schema.int()) })
+export const ChannelIdPath = Schema.Struct({ channel_id: PathId("The channel's id") })
 
 /**
  * `/platform/v1/channels`: the list (read:channels, key only) and the per-channel
@@ -37,4 +38,6 @@ export class ChannelsGroup extends HttpApiGroup.make("channels")
   .middleware(ApiKeyAuth)
   .annotate(RequiredScope, "manage:channels")
   .annotate(CookieAllowed, true)
+  .annotate(OpenApi.Title, "Channels")
+  .annotate(OpenApi.Description, "The account's chat (WhatsApp) and social (Instagram, Messenger) channels.")
 {}

@@ -2,9 +2,10 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Conversation, ConversationPatch } from "../conversation.js"
 import { NotFound, wire } from "../errors.js"
+import { PathId } from "./path-id.js"
 import { ApiKeyAuth, CookieAllowed, InputGuard, RequiredScope } from "./security.js"
 
-export const ConversationPath = Schema.Struct({ conversation_id: Schema.NumberFromString.pipe(Schema.int()) })
+export const ConversationPath = Schema.Struct({ conversation_id: PathId("The conversation's id") })
 
 /** `/platform/v1/conversations` (SPEC §3.2, §5.3): for now the PATCH (manage:data, key only). */
 export class ConversationsGroup extends HttpApiGroup.make("conversations")
@@ -25,4 +26,6 @@ export class ConversationsGroup extends HttpApiGroup.make("conversations")
   .middleware(ApiKeyAuth)
   .annotate(RequiredScope, "manage:data")
   .annotate(CookieAllowed, false)
+  .annotate(OpenApi.Title, "Conversations")
+  .annotate(OpenApi.Description, "End or re-activate a conversation.")
 {}

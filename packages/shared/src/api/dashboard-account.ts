@@ -6,16 +6,26 @@ import { DashboardAuth, InputGuard } from "./security.js"
 /** The signed-in user, their account and billing (plan, usage, limits). */
 export class DashboardAccountGroup extends HttpApiGroup.make("dashboardAccount")
   .add(HttpApiEndpoint.get("me", "/platform/dashboard/me").addSuccess(Me).annotate(OpenApi.Summary, "The session's user, account, role, plan and usage"))
-  .add(HttpApiEndpoint.get("get", "/platform/dashboard/account").addSuccess(Account))
+  .add(
+    HttpApiEndpoint.get("get", "/platform/dashboard/account")
+      .addSuccess(Account)
+      .annotate(OpenApi.Summary, "The account: name and plan")
+  )
   .add(
     HttpApiEndpoint.patch("update", "/platform/dashboard/account")
+      .annotate(OpenApi.Summary, "Rename the account (owner or admin)")
       .setPayload(AccountPatch)
       .addSuccess(Account)
       .addError(wire(InsufficientRole))
   )
-  .add(HttpApiEndpoint.get("billing", "/platform/dashboard/billing").addSuccess(Billing))
+  .add(
+    HttpApiEndpoint.get("billing", "/platform/dashboard/billing")
+      .addSuccess(Billing)
+      .annotate(OpenApi.Summary, "The plan, this month's usage and the plan's limits")
+  )
   .add(
     HttpApiEndpoint.post("changePlan", "/platform/dashboard/billing/plan")
+      .annotate(OpenApi.Summary, "Change the plan (owner only)")
       .setPayload(PlanChange)
       .addSuccess(Billing)
       .addError(wire(InsufficientRole))
@@ -24,4 +34,6 @@ export class DashboardAccountGroup extends HttpApiGroup.make("dashboardAccount")
   )
   .middleware(InputGuard)
   .middleware(DashboardAuth)
+  .annotate(OpenApi.Title, "Dashboard: account")
+  .annotate(OpenApi.Description, "The signed-in user, their account, plan and usage.")
 {}

@@ -2,21 +2,28 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/p
 import { Schema } from "effect"
 import { ApiKey, ApiKeyCreate, ApiKeyCreated, ApiKeyPatch } from "../api-key.js"
 import { NotFound, wire } from "../errors.js"
+import { PathId } from "./path-id.js"
 import { DashboardAuth, InputGuard } from "./security.js"
 
-const KeyPath = Schema.Struct({ id: Schema.NumberFromString.pipe(Schema.int()) })
+const KeyPath = Schema.Struct({ id: PathId("The API key's id") })
 
 /** API keys of the account: the plaintext only in the creation response. */
 export class DashboardApiKeysGroup extends HttpApiGroup.make("dashboardApiKeys")
-  .add(HttpApiEndpoint.get("list", "/platform/dashboard/api-keys").addSuccess(Schema.Array(ApiKey)))
+  .add(
+    HttpApiEndpoint.get("list", "/platform/dashboard/api-keys")
+      .addSuccess(Schema.Array(ApiKey))
+      .annotate(OpenApi.Summary, "List the account's API keys (never their plaintext)")
+  )
   .add(
     HttpApiEndpoint.post("create", "/platform/dashboard/api-keys")
+      .annotate(OpenApi.Summary, "Create an API key; its plaintext is in this response only")
       .setPayload(ApiKeyCreate)
       .addSuccess(ApiKeyCreated, { status: 201 })
       .annotate(OpenApi.Description, "All 11 scopes unless `scopes` is given; `key` is shown this once.")
   )
   .add(
     HttpApiEndpoint.patch("update", "/platform/dashboard/api-keys/:id")
+      .annotate(OpenApi.Summary, "Rename, deactivate, expire or re-limit an API key")
       .setPath(KeyPath)
       .setPayload(ApiKeyPatch)
       .addSuccess(ApiKey)
@@ -25,10 +32,13 @@ export class DashboardApiKeysGroup extends HttpApiGroup.make("dashboardApiKeys")
   )
   .add(
     HttpApiEndpoint.del("delete", "/platform/dashboard/api-keys/:id")
+      .annotate(OpenApi.Summary, "Delete an API key; requests with it are 401 from then on")
       .setPath(KeyPath)
       .addSuccess(HttpApiSchema.NoContent)
       .addError(wire(NotFound))
   )
   .middleware(InputGuard)
   .middleware(DashboardAuth)
+  .annotate(OpenApi.Title, "Dashboard: API keys")
+  .annotate(OpenApi.Description, "Create, limit and revoke the account's API keys.")
 {}

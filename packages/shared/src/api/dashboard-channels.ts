@@ -3,13 +3,18 @@ import { Schema } from "effect"
 import { ChannelWebhook, ChannelWebhookUpdate, Conflict, ConnectChat, ConnectSocial, DashboardChannel } from "../account.js"
 import { BadRequest, NotFound, PlanForbidden, UpstreamFailure, ValidationFailed, wire } from "../errors.js"
 import { SandboxInbound, SandboxInboundAccepted } from "../sandbox.js"
+import { PathId } from "./path-id.js"
 import { DashboardAuth, InputGuard } from "./security.js"
 
-const ChannelPath = Schema.Struct({ id: Schema.NumberFromString.pipe(Schema.int()) })
+const ChannelPath = Schema.Struct({ id: PathId("The channel's id") })
 
 /** Channel connect (embedded signup, OAuth), disconnect, raw-forward configuration and sandbox inbound injection. */
 export class DashboardChannelsGroup extends HttpApiGroup.make("dashboardChannels")
-  .add(HttpApiEndpoint.get("list", "/platform/dashboard/channels").addSuccess(Schema.Array(DashboardChannel)))
+  .add(
+    HttpApiEndpoint.get("list", "/platform/dashboard/channels")
+      .addSuccess(Schema.Array(DashboardChannel))
+      .annotate(OpenApi.Summary, "List the account's channels with their raw-forward settings")
+  )
   .add(
     HttpApiEndpoint.post("connectChat", "/platform/dashboard/channels/connect/chat")
       .setPayload(ConnectChat)
@@ -31,6 +36,7 @@ export class DashboardChannelsGroup extends HttpApiGroup.make("dashboardChannels
   )
   .add(
     HttpApiEndpoint.del("disconnect", "/platform/dashboard/channels/:id")
+      .annotate(OpenApi.Summary, "Disconnect a channel")
       .setPath(ChannelPath)
       .addSuccess(HttpApiSchema.NoContent)
       .addError(wire(NotFound))
@@ -54,4 +60,6 @@ export class DashboardChannelsGroup extends HttpApiGroup.make("dashboardChannels
   )
   .middleware(InputGuard)
   .middleware(DashboardAuth)
+  .annotate(OpenApi.Title, "Dashboard: channels")
+  .annotate(OpenApi.Description, "Connect and disconnect channels, configure raw forward, and (sandbox upstream) inject inbound messages.")
 {}

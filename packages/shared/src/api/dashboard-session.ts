@@ -28,4 +28,6 @@ export class DashboardSessionGroup extends HttpApiGroup.make("dashboardSession")
   )
   .middleware(InputGuard)
   .middleware(SameOrigin)
+  .annotate(OpenApi.Title, "Dashboard: session")
+  .annotate(OpenApi.Description, "Sign up, sign in and out. The dashboard routes use the session cookie only; an API key there is 401.")
 {}

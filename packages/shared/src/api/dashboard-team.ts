@@ -1,14 +1,20 @@
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Conflict, EmailTaken, InsufficientRole, TeamAdd, TeamMember } from "../account.js"
 import { NotFound, ValidationFailed, wire } from "../errors.js"
+import { PathId } from "./path-id.js"
 import { DashboardAuth, InputGuard } from "./security.js"
 
 /** Members of the account and their roles. */
 export class DashboardTeamGroup extends HttpApiGroup.make("dashboardTeam")
-  .add(HttpApiEndpoint.get("list", "/platform/dashboard/team").addSuccess(Schema.Array(TeamMember)))
+  .add(
+    HttpApiEndpoint.get("list", "/platform/dashboard/team")
+      .addSuccess(Schema.Array(TeamMember))
+      .annotate(OpenApi.Summary, "List the account's members and their roles")
+  )
   .add(
     HttpApiEndpoint.post("add", "/platform/dashboard/team")
+      .annotate(OpenApi.Summary, "Add a member with a role (owner or admin)")
       .setPayload(TeamAdd)
       .addSuccess(TeamMember, { status: 201 })
       .addError(wire(InsufficientRole))
@@ -17,7 +23,8 @@ export class DashboardTeamGroup extends HttpApiGroup.make("dashboardTeam")
   )
   .add(
     HttpApiEndpoint.del("remove", "/platform/dashboard/team/:user_id")
-      .setPath(Schema.Struct({ user_id: Schema.NumberFromString.pipe(Schema.int()) }))
+      .annotate(OpenApi.Summary, "Remove a member (owner or admin; a member may remove themselves)")
+      .setPath(Schema.Struct({ user_id: PathId("The member's user id") }))
       .addSuccess(HttpApiSchema.NoContent)
       .addError(wire(InsufficientRole))
       .addError(wire(NotFound))
@@ -25,4 +32,6 @@ export class DashboardTeamGroup extends HttpApiGroup.make("dashboardTeam")
   )
   .middleware(InputGuard)
   .middleware(DashboardAuth)
+  .annotate(OpenApi.Title, "Dashboard: team")
+  .annotate(OpenApi.Description, "The account's members and their roles (owner, admin, developer).")
 {}

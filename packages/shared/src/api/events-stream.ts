@@ -42,4 +42,6 @@ export class EventsGroup extends HttpApiGroup.make("events")
   .middleware(ApiKeyAuth)
   .annotate(RequiredScope, "manage:webhooks")
   .annotate(CookieAllowed, true)
+  .annotate(OpenApi.Title, "Events")
+  .annotate(OpenApi.Description, "The account's normalized events as Server-Sent Events, resumable with Last-Event-ID: watch or forward events with no public URL.")
 {}

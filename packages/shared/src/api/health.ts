@@ -15,4 +15,6 @@ export class HealthGroup extends HttpApiGroup.make("health")
       .annotate(OpenApi.Summary, "The database answers")
   )
   .annotate(OpenApi.Exclude, false)
+  .annotate(OpenApi.Title, "Health")
+  .annotate(OpenApi.Description, "Liveness and readiness probes for load balancers and orchestrators; no credential.")
 {}

@@ -59,4 +59,6 @@ export class MediaGroup extends HttpApiGroup.make("media")
   .middleware(ApiKeyAuth)
   .annotate(RequiredScope, "upload:media")
   .annotate(CookieAllowed, false)
+  .annotate(OpenApi.Title, "Media")
+  .annotate(OpenApi.Description, "Upload media for messages, look up short-lived download links and delete media.")
 {}

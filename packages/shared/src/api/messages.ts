@@ -58,4 +58,6 @@ export class MessagesGroup extends HttpApiGroup.make("messages")
   .middleware(ApiKeyAuth)
   .annotate(RequiredScope, "send:messages")
   .annotate(CookieAllowed, false)
+  .annotate(OpenApi.Title, "Messages")
+  .annotate(OpenApi.Description, "Send any of the 13 message types and mark inbound messages read. Events follow on webhooks and the event stream.")
 {}

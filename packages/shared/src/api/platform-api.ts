@@ -10,14 +10,12 @@ import { EventsGroup } from "./events-stream.js"
 import { HealthGroup } from "./health.js"
 import { MediaGroup } from "./media.js"
 import { MessagesGroup } from "./messages.js"
+import { documentContract } from "./openapi-document.js"
+import { routeTable } from "./route-table.js"
 import { DeliveriesGroup } from "./webhook-deliveries.js"
 import { SubscriptionsGroup } from "./webhook-subscriptions.js"
 
-/**
- * The whole HTTP contract of the platform. The server implements it, the
- * OpenAPI document is generated from it, and the route/scope table test walks it.
- */
-export class PlatformApi extends HttpApi.make("platform")
+const contract = HttpApi.make("platform")
   .add(HealthGroup)
   .add(ChannelsGroup)
   .add(MessagesGroup)
@@ -31,9 +29,15 @@ export class PlatformApi extends HttpApi.make("platform")
   .add(DashboardApiKeysGroup)
   .add(DashboardTeamGroup)
   .add(DashboardChannelsGroup)
-  .annotateContext(OpenApi.annotations({
-    title: "Messaging Developer Platform API",
-    version: "platform-v1",
-    description: "Send and receive WhatsApp, Instagram and Messenger messages through one HTTP API."
-  }))
-{}
+
+/**
+ * The whole HTTP contract of the platform. The server implements it, the
+ * OpenAPI document is generated from it (then made to state the route table and
+ * the 422s the server answers: openapi-document.ts), and the route/scope table test walks it.
+ */
+export class PlatformApi extends contract.annotateContext(OpenApi.annotations({
+  title: "Messaging Developer Platform API",
+  version: "platform-v1",
+  description: "Send and receive WhatsApp, Instagram and Messenger messages through one HTTP API.",
+  transform: (spec) => documentContract(spec, routeTable(contract))
+})) {}

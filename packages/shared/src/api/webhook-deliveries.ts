@@ -2,9 +2,10 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { DeliveryDetailQuery, DeliveryList, DeliveryListQuery, EventDelivery } from "../event-delivery.js"
 import { NotFound, StatusLocked, wire } from "../errors.js"
+import { PathId } from "./path-id.js"
 import { ApiKeyAuth, CookieAllowed, InputGuard, RequiredScope } from "./security.js"
 
-export const DeliveryPath = Schema.Struct({ delivery_id: Schema.NumberFromString.pipe(Schema.int()) })
+export const DeliveryPath = Schema.Struct({ delivery_id: PathId("The delivery's id") })
 
 const base = "/platform/v1/webhooks/deliveries"
 
@@ -23,6 +24,7 @@ export class DeliveriesGroup extends HttpApiGroup.make("deliveries")
   )
   .add(
     HttpApiEndpoint.get("get", `${base}/:delivery_id`)
+      .annotate(OpenApi.Summary, "Get a delivery")
       .setPath(DeliveryPath)
       .setUrlParams(DeliveryDetailQuery)
       .addSuccess(EventDelivery)
@@ -31,6 +33,7 @@ export class DeliveriesGroup extends HttpApiGroup.make("deliveries")
   )
   .add(
     HttpApiEndpoint.post("redeliver", `${base}/:delivery_id/redeliver`)
+      .annotate(OpenApi.Summary, "Deliver an event again")
       .setPath(DeliveryPath)
       .addSuccess(EventDelivery, { status: 201 })
       .addError(wire(NotFound))
@@ -45,4 +48,6 @@ export class DeliveriesGroup extends HttpApiGroup.make("deliveries")
   .middleware(ApiKeyAuth)
   .annotate(RequiredScope, "manage:webhooks")
   .annotate(CookieAllowed, true)
+  .annotate(OpenApi.Title, "Webhook deliveries")
+  .annotate(OpenApi.Description, "Every delivery attempt of normalized events (mode=native) and of raw forward (mode=meta), and redelivery.")
 {}

@@ -9,9 +9,10 @@ import {
   WebhookSubscriptionCreate,
   WebhookSubscriptionPatch
 } from "../webhook-subscription.js"
+import { PathId } from "./path-id.js"
 import { ApiKeyAuth, CookieAllowed, InputGuard, RequiredScope } from "./security.js"
 
-export const SubscriptionPath = Schema.Struct({ sub_id: Schema.NumberFromString.pipe(Schema.int()) })
+export const SubscriptionPath = Schema.Struct({ sub_id: PathId("The subscription's id") })
 
 const base = "/platform/v1/webhooks/subscriptions"
 
@@ -37,12 +38,14 @@ export class SubscriptionsGroup extends HttpApiGroup.make("subscriptions")
   )
   .add(
     HttpApiEndpoint.get("get", `${base}/:sub_id`)
+      .annotate(OpenApi.Summary, "Get a subscription")
       .setPath(SubscriptionPath)
       .addSuccess(WebhookSubscription)
       .addError(wire(NotFound))
   )
   .add(
     HttpApiEndpoint.patch("update", `${base}/:sub_id`)
+      .annotate(OpenApi.Summary, "Update a subscription")
       .setPath(SubscriptionPath)
       .setPayload(WebhookSubscriptionPatch)
       .addSuccess(WebhookSubscription)
@@ -52,12 +55,14 @@ export class SubscriptionsGroup extends HttpApiGroup.make("subscriptions")
   )
   .add(
     HttpApiEndpoint.del("delete", `${base}/:sub_id`)
+      .annotate(OpenApi.Summary, "Delete a subscription")
       .setPath(SubscriptionPath)
       .addSuccess(HttpApiSchema.NoContent)
       .addError(wire(NotFound))
   )
   .add(
     HttpApiEndpoint.post("resume", `${base}/:sub_id/resume`)
+      .annotate(OpenApi.Summary, "Resume a paused subscription")
       .setPath(SubscriptionPath)
       .addSuccess(WebhookSubscription)
       .addError(wire(NotFound))
@@ -65,6 +70,7 @@ export class SubscriptionsGroup extends HttpApiGroup.make("subscriptions")
   )
   .add(
     HttpApiEndpoint.post("rotateSecret", `${base}/:sub_id/rotate-secret`)
+      .annotate(OpenApi.Summary, "Rotate a subscription's secret")
       .setPath(SubscriptionPath)
       .addSuccess(WebhookSubscription)
       .addError(wire(NotFound))
@@ -75,6 +81,7 @@ export class SubscriptionsGroup extends HttpApiGroup.make("subscriptions")
   )
   .add(
     HttpApiEndpoint.post("test", `${base}/:sub_id/test`)
+      .annotate(OpenApi.Summary, "Send a signed test event")
       .setPath(SubscriptionPath)
       .setUrlParams(SubscriptionTestQuery)
       .addSuccess(EventDelivery)
@@ -90,4 +97,6 @@ export class SubscriptionsGroup extends HttpApiGroup.make("subscriptions")
   .middleware(ApiKeyAuth)
   .annotate(RequiredScope, "manage:webhooks")
   .annotate(CookieAllowed, true)
+  .annotate(OpenApi.Title, "Webhook subscriptions")
+  .annotate(OpenApi.Description, "Where normalized events are delivered: signed POSTs (X-Platform-Signature and Standard Webhooks headers) with retries, ordering per conversation, buffering and auto-pause.")
 {}

@@ -1,6 +1,7 @@
 import { HttpApi } from "@effect/platform"
-import { ApiKeyAuth, CookieAllowed, PlatformApi, RequiredScope, type Scope } from "@platform/shared"
 import { Context, Option } from "effect"
+import type { Scope } from "../scopes.js"
+import { ApiKeyAuth, CookieAllowed, RequiredScope } from "./security.js"
 
 export interface RouteSecurity {
   readonly method: string
@@ -11,11 +12,12 @@ export interface RouteSecurity {
 
 /**
  * The one route → {scope, cookie} table of `/platform/v1` (SPEC §5.3, §5.4), read
- * from the annotations of the shared HttpApi: every endpoint behind `ApiKeyAuth`
- * with its `RequiredScope` and `CookieAllowed`. A route without a scope is kept with
- * `scope: null`; the middleware refuses it and the route-table test fails on it.
+ * from the annotations of an HttpApi: every endpoint behind `ApiKeyAuth` with its
+ * `RequiredScope` and `CookieAllowed`. A route without a scope is kept with
+ * `scope: null`; the server's middleware refuses it and its route-table test fails on it.
+ * The OpenAPI document states the same table per operation (openapi-document.ts).
  */
-export const routeTable = (api: HttpApi.HttpApi.Any = PlatformApi): ReadonlyArray<RouteSecurity> => {
+export const routeTable = (api: HttpApi.HttpApi.Any): ReadonlyArray<RouteSecurity> => {
   const out: Array<RouteSecurity> = []
   HttpApi.reflect(api as unknown as HttpApi.HttpApi.AnyWithProps, {
     onGroup: () => {},
