@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { Id, type Issue, JsonObject, NonEmptyString, Timestamp, exactlyOneOfLinkOrId, optional, requestBody } from "./common.js"
+import { Id, type Issue, JsonObject, NonEmptyString, Timestamp, exactlyOneOfLinkOrId, maxChars, optional, requestBody } from "./common.js"
 import { CAROUSEL_MAX_CARDS, CAROUSEL_MIN_CARDS, MARK_READ_MESSAGE_ID_MAX } from "./limits.js"
 
 export const MessageTypes = [
@@ -260,7 +260,7 @@ export const MarkRead = requestBody(
     channel_id: Id,
     message_id: Schema.String.pipe(
       Schema.minLength(1, { message: () => `must be 1 to ${MARK_READ_MESSAGE_ID_MAX} characters` }),
-      Schema.maxLength(MARK_READ_MESSAGE_ID_MAX, { message: () => `must be 1 to ${MARK_READ_MESSAGE_ID_MAX} characters` })
+      maxChars(MARK_READ_MESSAGE_ID_MAX, () => `must be 1 to ${MARK_READ_MESSAGE_ID_MAX} characters`)
     )
   }),
   "MarkRead"

@@ -145,6 +145,15 @@ describe("MarkRead", () => {
     expect(pathsOf(MarkRead, { channel_id: 1, message_id })).toStrictEqual(ok ? [] : [["message_id"]])
   })
 
+  // SPEC §8 counts characters: an emoji is one, not its two UTF-16 units.
+  it.each([
+    [255, true],
+    [256, false]
+  ])("a message_id of %i emoji is accepted: %s", (length, ok) => {
+    const message_id = "😀".repeat(length)
+    expect(pathsOf(MarkRead, { channel_id: 1, message_id })).toStrictEqual(ok ? [] : [["message_id"]])
+  })
+
   it("rejects unknown fields", () => {
     expect(pathsOf(MarkRead, { channel_id: 1, message_id: "m", status: "read" })).toStrictEqual([["status"]])
   })
