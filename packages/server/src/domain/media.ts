@@ -96,6 +96,17 @@ const upstreamFailed = (e: UpstreamFailure | UpstreamRequestInvalid) =>
     ? e.code === "chat_only" ? new ChatOnly({ message: e.message }) : issue([], e.message, null)
     : new SendUpstreamError(toSendErrorBody(e))
 
+/*
+ * Graph's "Object with ID ... does not exist, cannot be loaded due to missing
+ * permissions" (code 100, subcode 33): the upstream does not know this media id
+ * for the channel (never uploaded, deleted, expired after 30 days, another
+ * number's). That is a missing resource (404), not an upstream failure (502).
+ */
+const mediaFailed = (mediaId: string) => (e: UpstreamFailure | UpstreamRequestInvalid) =>
+  e._tag === "UpstreamError" && e.meta_code === 100 && e.meta_subcode === 33
+    ? new NotFound({ message: `media ${mediaId} not found on this channel (deleted, expired or never uploaded)` })
+    : upstreamFailed(e)
+
 const downloadRefusal = (url: string, e: SafeDownloadError, cap: number) => {
   switch (e._tag) {
     case "SsrfRejected":
@@ -249,7 +260,7 @@ export class Media extends Effect.Service<Media>()("@platform/server/Media", {
 
     const url = Effect.fn("Media.url")(function*(accountId: number, mediaId: string, channelId: number) {
       const channel = yield* channels.get(accountId, channelId)
-      const info = yield* upstream.getMediaUrl(channel.creds, mediaId).pipe(Effect.mapError(upstreamFailed))
+      const info = yield* upstream.getMediaUrl(channel.creds, mediaId).pipe(Effect.mapError(mediaFailed(mediaId)))
       const expires = Math.floor(Date.now() / 1000) + MEDIA_URL_TTL_SECONDS
       return {
         channel_id: channel.id,
@@ -277,7 +288,7 @@ export class Media extends Effect.Service<Media>()("@platform/server/Media", {
         Effect.catchTag("NotFound", () => Effect.fail(expired()))
       )
       const mediaId = Buffer.from(encodedId, "base64url").toString()
-      const info = yield* upstream.getMediaUrl(channel.creds, mediaId).pipe(Effect.mapError(upstreamFailed))
+      const info = yield* upstream.getMediaUrl(channel.creds, mediaId).pipe(Effect.mapError(mediaFailed(mediaId)))
       const scope = yield* Scope.make()
       const opened = yield* upstream.openMedia(channel.creds, info.url).pipe(
         Scope.extend(scope),
@@ -293,7 +304,7 @@ export class Media extends Effect.Service<Media>()("@platform/server/Media", {
 
     const remove = Effect.fn("Media.delete")(function*(accountId: number, mediaId: string, channelId: number) {
       const channel = yield* channels.get(accountId, channelId)
-      yield* upstream.deleteMedia(channel.creds, mediaId).pipe(Effect.mapError(upstreamFailed))
+      yield* upstream.deleteMedia(channel.creds, mediaId).pipe(Effect.mapError(mediaFailed(mediaId)))
       yield* sql`update media set deleted_at = now() where platform_channel_id = ${channel.id} and media_id = ${mediaId}`.pipe(
         Effect.orDie
       )

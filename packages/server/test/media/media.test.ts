@@ -89,7 +89,30 @@ layer(MessagingTestServer(), { timeout: 120_000, excludeTestServices: true })("m
       expect(deleted.body).toEqual({ deleted: true })
       expect(state.media.has(up.body.media_id)).toBe(false)
       const gone = yield* request("GET", `/platform/v1/media/${up.body.media_id}/url?channel_id=${s.chat}`, { key: s.key })
-      expect(gone.status).toBe(502)
+      expect(gone.status, gone.text).toBe(404)
+    }))
+
+  it.effect("a media id the upstream does not know (deleted, never uploaded) is 404 not_found on url, delete and an earlier link", () =>
+    Effect.gen(function*() {
+      const s = yield* ctx
+      const up = yield* upload(s.key, [["channel_id", String(s.chat)], ["file", blob(PNG, "image/png"), "dog.png"]])
+      expect(up.status, up.text).toBe(200)
+      const link = yield* request("GET", `/platform/v1/media/${up.body.media_id}/url?channel_id=${s.chat}`, { key: s.key })
+      expect(link.status, link.text).toBe(200)
+      const deleted = yield* request("DELETE", `/platform/v1/media/${up.body.media_id}?channel_id=${s.chat}`, { key: s.key })
+      expect(deleted.status, deleted.text).toBe(200)
+
+      const replies = [
+        yield* request("GET", `/platform/v1/media/${up.body.media_id}/url?channel_id=${s.chat}`, { key: s.key }),
+        yield* request("DELETE", `/platform/v1/media/${up.body.media_id}?channel_id=${s.chat}`, { key: s.key }),
+        yield* request("GET", `/platform/v1/media/9999999999999999/url?channel_id=${s.chat}`, { key: s.key }),
+        yield* request("DELETE", `/platform/v1/media/9999999999999999?channel_id=${s.chat}`, { key: s.key }),
+        yield* Effect.promise(() => fetch(link.body.url).then(async (r) => ({ status: r.status, text: await r.text() })))
+      ]
+      for (const reply of replies) {
+        expect(reply.status, reply.text).toBe(404)
+        expect(JSON.parse(reply.text).detail).toEqual({ code: "not_found", message: expect.stringMatching(/^media \d+ not found/) })
+      }
     }))
 
   const REFUSED: ReadonlyArray<readonly [string, ReadonlyArray<readonly [string, string | Blob, string?]>, ReadonlyArray<string>, RegExp]> = [
