@@ -34,9 +34,13 @@ const mediaRef = <F extends Schema.Struct.Fields>(fields: F) =>
     Schema.filter(exactlyOneOfLinkOrId)
   )
 
+/** Degrees, finite and in range: JSON's 1e400 parses to Infinity, which would reach the upstream as null. */
+const degrees = (max: number) =>
+  Schema.Number.pipe(Schema.between(-max, max, { message: () => `must be a number from -${max} to ${max}` }))
+
 export const LocationObject = Schema.Struct({
-  latitude: Schema.Number,
-  longitude: Schema.Number,
+  latitude: degrees(90),
+  longitude: degrees(180),
   name: optional(Schema.String),
   address: optional(Schema.String)
 })

@@ -45,6 +45,10 @@ describe("SendMessage rejects", () => {
     ["a context without message_id", send({ type: "text", text: "hi", context: {} }), ["context", "message_id"]],
     ["contacts as an empty array", send({ type: "contacts", contacts: [] }), ["contacts"]],
     ["a location without longitude", send({ type: "location", location: { latitude: 1 } }), ["location", "longitude"]],
+    ["a latitude beyond 90", send({ type: "location", location: { latitude: 90.5, longitude: 0 } }), ["location", "latitude"]],
+    ["a longitude beyond -180", send({ type: "location", location: { latitude: 0, longitude: -180.5 } }), ["location", "longitude"]],
+    // JSON.parse turns 1e400 into Infinity, which JSON.stringify sends upstream as null.
+    ["an infinite latitude", send({ type: "location", location: { latitude: Infinity, longitude: 0 } }), ["location", "latitude"]],
     ["body parameters mixing named and positional", template([{
       type: "body",
       parameters: [{ type: "text", text: "a", parameter_name: "x" }, { type: "text", text: "b" }]
@@ -121,6 +125,10 @@ describe("SendMessage decoding", () => {
   ])("%s", (_name, type, media, expected) => {
     const decoded = Schema.decodeUnknownSync(SendMessage)(send({ type, media }))
     expect("media" in decoded && decoded.media).toStrictEqual(expected)
+  })
+
+  it.each([[-90, -180], [90, 180], [0, 0]])("accepts a location at latitude %d, longitude %d", (latitude, longitude) => {
+    expect(pathsOf(SendMessage, send({ type: "location", location: { latitude, longitude } }))).toStrictEqual([])
   })
 
   it("keeps the interactive object open", () => {
