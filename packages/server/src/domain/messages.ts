@@ -36,6 +36,39 @@ const invalid = (loc: ReadonlyArray<string | number>, msg: string, input: unknow
     detail: [{ loc: ["body", ...loc], msg, type: "value_error", input: input === undefined ? null : input, ctx: {} }]
   })
 
+/*
+ * The upstream's length limits, checked before the call so that an over-long
+ * message is a 422 at its field rather than a 502 and a failed record (the
+ * sandbox takes any length; Meta does not): WhatsApp's text.body is at most 4096
+ * characters and a media caption 1024; Instagram takes text of fewer than 1000
+ * characters (and no captions, which are dropped there).
+ */
+export const TEXT_MAX_CHARS = { chat: 4096, social: 999 } as const
+export const CAPTION_MAX_CHARS = 1024
+
+const longerThan = (s: string, max: number) => {
+  if (s.length <= max) return false
+  let chars = 0
+  for (const _ of s) if (++chars > max) return true
+  return false
+}
+
+const tooLong = (loc: ReadonlyArray<string>, max: number, input: string): ValidationFailed =>
+  new ValidationFailed({
+    detail: [{ loc: ["body", ...loc], msg: `must be at most ${max} characters`, type: "value_error", input, ctx: { max_length: max } }]
+  })
+
+/** The first length limit a send exceeds on this kind of channel, if any. */
+const lengthIssue = (kind: UsableChannel["type"], body: SendMessage): ValidationFailed | undefined => {
+  if (body.type === "text" && body.text !== undefined && longerThan(body.text, TEXT_MAX_CHARS[kind])) {
+    return tooLong(["text"], TEXT_MAX_CHARS[kind], body.text)
+  }
+  const caption = kind === "chat" && (body.type === "image" || body.type === "video" || body.type === "document")
+    ? body.media?.caption
+    : undefined
+  return caption !== undefined && longerThan(caption, CAPTION_MAX_CHARS) ? tooLong(["media", "caption"], CAPTION_MAX_CHARS, caption) : undefined
+}
+
 /** What the stored record keeps of each type (DESIGN §5 `payload`: the type's object). */
 const payloadOf = (body: SendMessage): unknown => {
   const context = body.context !== undefined ? { context: body.context } : {}
@@ -155,6 +188,8 @@ export class Messages extends Effect.Service<Messages>()("@platform/server/Messa
         if (channel.type === "social" && !socialSupports(body.type)) {
           return yield* new ChatOnly({ message: `type ${body.type} is supported only on chat channels; channel ${channel.id} is a social channel` })
         }
+        const overLimit = lengthIssue(channel.type, body)
+        if (overLimit !== undefined) return yield* overLimit
         if (channel.type === "chat" && body.type === "document" && body.media?.link !== undefined && body.media.filename === undefined) {
           return yield* invalid(["media", "filename"], "a document sent by link on a chat channel needs media.filename", body.media)
         }

@@ -105,6 +105,37 @@ layer(MessagingTestServer(), { timeout: 120_000, excludeTestServices: true })("P
       }))
   }
 
+  // The upstream's limits: WhatsApp text 4096 and captions 1024 characters, Instagram text under 1000.
+  const LENGTHS: ReadonlyArray<readonly [string, "chat" | "social", Record<string, unknown>, ReadonlyArray<string> | null]> = [
+    ["a chat text of 4096 characters is sent", "chat", { type: "text", text: "a".repeat(4096) }, null],
+    ["a chat text of 4096 emoji is sent (characters, not UTF-16 units)", "chat", { type: "text", text: "😀".repeat(4096) }, null],
+    ["a chat text of 4097 characters is 422 at text", "chat", { type: "text", text: "a".repeat(4097) }, ["body", "text"]],
+    ["a social text of 999 characters is sent", "social", { type: "text", text: "a".repeat(999) }, null],
+    ["a social text of 1000 characters is 422 at text", "social", { type: "text", text: "a".repeat(1000) }, ["body", "text"]],
+    ["a chat image caption of 1024 characters is sent", "chat", { type: "image", media: { id: "1037543291543636", caption: "c".repeat(1024) } }, null],
+    ["a chat video caption of 1025 characters is 422 at media.caption", "chat", { type: "video", media: { id: "1037543291543636", caption: "c".repeat(1025) } }, ["body", "media", "caption"]],
+    ["a chat document caption of 1025 characters is 422 at media.caption", "chat", { type: "document", media: { id: "1037543291543636", caption: "c".repeat(1025) } }, ["body", "media", "caption"]],
+    ["a social image caption of 1025 characters is dropped and the image sent", "social", { type: "image", media: { id: "1037543291543636", caption: "c".repeat(1025) } }, null]
+  ]
+  for (const [name, kind, body, loc] of LENGTHS) {
+    it.effect(loc === null ? name : `${name} without an upstream call`, () =>
+      Effect.gen(function*() {
+        const s = yield* ctx
+        const before = yield* sandboxSends
+        const reply = yield* send(s.key, { channel_id: s[kind], to: kind === "chat" ? "15551230004" : "1254459154682919", ...body })
+        const calls = (yield* sandboxSends) - before
+        if (loc === null) {
+          expect(reply.status, reply.text).toBe(200)
+          expect(calls).toBe(1)
+        } else {
+          expect(reply.status, reply.text).toBe(422)
+          expect(reply.body.detail).toHaveLength(1)
+          expect(reply.body.detail[0]).toMatchObject({ loc, msg: expect.stringMatching(/^must be at most \d+ characters$/) })
+          expect(calls).toBe(0)
+        }
+      }))
+  }
+
   it.effect("a channel of another account is 404, the same as a missing one", () =>
     Effect.gen(function*() {
       const s = yield* ctx
