@@ -81,6 +81,23 @@ const SIGNATURES: Readonly<Record<string, (b: Uint8Array) => boolean>> = {
 /** Whether the first bytes of a file fit its declared MIME type. */
 export const contentMatches = (mime: string, head: Uint8Array) => SIGNATURES[baseMime(mime)]?.(head) ?? true
 
+/*
+ * A download link serves bytes someone else chose (an inbound document can be any
+ * type, HTML and SVG included) from this service's origin, where the dashboard's
+ * cookie lives: rendered inline, a script in them would run as the dashboard. So
+ * only raster images, audio and video are shown inline; everything else is an
+ * attachment, and every download carries a CSP that sandboxes whatever renders.
+ */
+const INLINE_MEDIA = /^(image\/(jpeg|png|webp|gif)|audio\/[\w.+-]+|video\/[\w.+-]+)$/
+
+/** Headers a download link answers with beside its content type (see INLINE_MEDIA). */
+export const downloadHeaders = (mime: string, mediaId: string): Record<string, string> => ({
+  "content-security-policy": "default-src 'none'; sandbox",
+  "content-disposition": INLINE_MEDIA.test(baseMime(mime))
+    ? "inline"
+    : `attachment; filename="${mediaId.replace(/[^\w.-]/g, "_")}"`
+})
+
 /** Lifetime of a platform media URL. */
 export const MEDIA_URL_TTL_SECONDS = 300
 
@@ -295,8 +312,10 @@ export class Media extends Effect.Service<Media>()("@platform/server/Media", {
         Effect.mapError(upstreamFailed),
         Effect.onError(() => Scope.close(scope, Exit.void))
       )
+      const mime = opened.mime_type || info.mime_type
       return {
-        mime_type: opened.mime_type || info.mime_type,
+        mime_type: mime,
+        headers: downloadHeaders(mime, mediaId),
         content_length: opened.content_length ?? (info.file_size > 0 ? info.file_size : null),
         stream: opened.stream.pipe(Stream.ensuring(Scope.close(scope, Exit.void)))
       }

@@ -71,7 +71,7 @@ export const MediaDownloadRoute = HttpApiBuilder.Router.use((router) =>
         return HttpServerResponse.stream(file.stream, {
           contentType: file.mime_type,
           ...(file.content_length !== null ? { contentLength: file.content_length } : {}),
-          headers: { "cache-control": "private, no-store", "x-content-type-options": "nosniff" }
+          headers: { "cache-control": "private, no-store", "x-content-type-options": "nosniff", ...file.headers }
         })
       }).pipe(
         Effect.catchTags({

@@ -115,6 +115,50 @@ layer(MessagingTestServer(), { timeout: 120_000, excludeTestServices: true })("m
       }
     }))
 
+  it.effect("a download link shows raster images inline but serves any other type (an inbound HTML document) as a sandboxed attachment", () =>
+    Effect.gen(function*() {
+      const s = yield* ctx
+      const state = yield* SandboxState
+      // What a WhatsApp user can send as a document: the upstream passes any MIME type along.
+      const html = Buffer.from("<html><script>fetch('/platform/dashboard/api-keys',{method:'POST'})</script></html>")
+      state.media.set("5550000000000001", {
+        id: "5550000000000001",
+        owner_id: "inbound",
+        bytes: new Uint8Array(html),
+        mime_type: "text/html",
+        filename: "invoice.html",
+        sha256: "0".repeat(64)
+      })
+      const up = yield* upload(s.key, [["channel_id", String(s.chat)], ["file", blob(PNG, "image/png"), "cat.png"]])
+      const fetchLink = (mediaId: string) =>
+        Effect.gen(function*() {
+          const link = yield* request("GET", `/platform/v1/media/${mediaId}/url?channel_id=${s.chat}`, { key: s.key })
+          expect(link.status, link.text).toBe(200)
+          return yield* Effect.promise(async () => {
+            const res = await fetch(link.body.url)
+            await res.arrayBuffer()
+            return {
+              status: res.status,
+              type: res.headers.get("content-type"),
+              disposition: res.headers.get("content-disposition"),
+              csp: res.headers.get("content-security-policy")
+            }
+          })
+        })
+      expect(yield* fetchLink("5550000000000001")).toEqual({
+        status: 200,
+        type: "text/html",
+        disposition: "attachment; filename=\"5550000000000001\"",
+        csp: "default-src 'none'; sandbox"
+      })
+      expect(yield* fetchLink(up.body.media_id)).toEqual({
+        status: 200,
+        type: "image/png",
+        disposition: "inline",
+        csp: "default-src 'none'; sandbox"
+      })
+    }))
+
   const REFUSED: ReadonlyArray<readonly [string, ReadonlyArray<readonly [string, string | Blob, string?]>, ReadonlyArray<string>, RegExp]> = [
     ["a file whose bytes are not its MIME type", [["channel_id", "CHAT"], ["file", blob(JPEG, "image/png"), "x.png"]], ["body", "file"], /not image\/png/],
     ["a MIME type the upstream does not take", [["channel_id", "CHAT"], ["file", blob(PNG, "application/zip"), "x.zip"]], ["body", "file"], /unsupported media type/],
