@@ -1,4 +1,5 @@
 import type { UpstreamErrorEnvelope } from "@platform/shared"
+import { classifyMetaCode } from "../upstream/errors.js"
 
 /*
  * Outbound message statuses only move forward: sent < delivered < read, and a
@@ -59,15 +60,18 @@ interface MetaError {
 
 /**
  * The upstream error envelope of `message.failed` (same shape as the send 502
- * body, SPEC §7) from the first error of a failed status callback.
+ * body, SPEC §7) from the first error of a failed status callback; `error` is
+ * the same classification of the code (`undeliverable`, `reengagement_required`,
+ * ...), so a client handles a refused send and a failed delivery alike.
  */
 export const failedStatusEnvelope = (errors: ReadonlyArray<MetaError> | undefined): UpstreamErrorEnvelope => {
   const e = errors?.[0]
   const title = e?.title ?? null
   const message = e?.error_data?.details ?? e?.message ?? title ?? "The upstream reported the message as failed"
+  const code = typeof e?.code === "number" && Number.isInteger(e.code) ? e.code : null
   return {
-    error: title ?? "upstream_error",
-    meta_code: typeof e?.code === "number" && Number.isInteger(e.code) ? e.code : null,
+    error: classifyMetaCode(code, null),
+    meta_code: code,
     meta_subcode: null,
     meta_title: title,
     message,

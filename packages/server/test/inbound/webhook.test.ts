@@ -239,8 +239,9 @@ layer(TestInbound(), { excludeTestServices: true })("/webhook/incoming", (it) =>
         expect(formOf(e.text)).toEqual({ compact: true, keys: ENVELOPE_KEYS, dataKeys: [...MESSAGE_DATA_KEYS, "error"] })
       }
       expect(events[0]!.envelope.data).toMatchObject({ status: "read", peer_id: peer, direction: "outbound", source: "api", meta_message_id: mid })
+      // `error` is the classification, as in the send's 502 body: one switch serves both.
       expect(events[1]!.envelope.data.error).toEqual({
-        error: "Message undeliverable",
+        error: "undeliverable",
         meta_code: 131026,
         meta_subcode: null,
         meta_title: "Message undeliverable",
