@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { Id, NonEmptyString, Timestamp, optional, requestBody } from "./common.js"
+import { RATE_LIMIT_PER_MINUTE_MAX } from "./limits.js"
 import { Scope } from "./scopes.js"
 
 /** API key as listed in the dashboard; the plaintext is never part of it (SPEC §5.1). */
@@ -25,7 +26,11 @@ export const ApiKeyCreated = Schema.Struct({ ...ApiKey.fields, key: ApiKeyPlaint
 })
 export type ApiKeyCreated = typeof ApiKeyCreated.Type
 
-const RateLimitPerMinute = Schema.Int.pipe(Schema.positive({ message: () => "must be a positive integer" }))
+const RateLimitPerMinute = Schema.Int.pipe(
+  Schema.between(1, RATE_LIMIT_PER_MINUTE_MAX, {
+    message: () => `must be an integer from 1 to ${RATE_LIMIT_PER_MINUTE_MAX.toLocaleString("en-US")}`
+  })
+)
 
 /** POST /dashboard/api-keys; scopes default to all 11. */
 export const ApiKeyCreate = requestBody(

@@ -11,6 +11,8 @@ export const SESSION_TTL_DAYS = 7
 /** Per-key rate limit (SPEC §8): sliding window of 60 s, 60 requests by default. */
 export const RATE_LIMIT_WINDOW_SECONDS = 60
 export const DEFAULT_RATE_LIMIT_PER_MINUTE = 60
+/** The highest editable `rate_limit_per_minute`: in effect unlimited, and within the column's 32-bit integer. */
+export const RATE_LIMIT_PER_MINUTE_MAX = 1_000_000_000
 /** Recommended client backoff on a rate-limit 429 (SPEC §8). */
 export const CLIENT_BACKOFF_SECONDS = [1, 2, 4, 8, 16] as const
 export const CLIENT_BACKOFF_JITTER = 0.25

@@ -2,6 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Schema } from "effect"
 import {
   ApiKeyCreate,
+  ApiKeyPatch,
   BlockUsers,
   BroadcastRecipientsLoad,
   BroadcastSchedule,
@@ -101,6 +102,10 @@ describe("request bodies", () => {
     ["media from url without mime_type", MediaFromUrl, { channel_id: 1, url: "https://x" }, ["mime_type"]],
     ["api key with an unknown scope", ApiKeyCreate, { name: "k", scopes: ["admin"] }, ["scopes", 0]],
     ["api key with rate limit 0", ApiKeyCreate, { name: "k", rate_limit_per_minute: 0 }, ["rate_limit_per_minute"]],
+    ["api key with rate limit above 1,000,000,000", ApiKeyCreate, { name: "k", rate_limit_per_minute: 1_000_000_001 }, [
+      "rate_limit_per_minute"
+    ]],
+    ["api key PATCH with rate limit above 1,000,000,000", ApiKeyPatch, { rate_limit_per_minute: 2 ** 31 }, ["rate_limit_per_minute"]],
     ["api key without name", ApiKeyCreate, {}, ["name"]]
   ])("%s", (_name, schema, input, path) => {
     const paths = pathsOf(schema as Schema.Schema<unknown, unknown>, input)

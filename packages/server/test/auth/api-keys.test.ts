@@ -116,6 +116,28 @@ layer(AuthTestServer(), { timeout: 60_000 })("API keys", (it) => {
       expect(operate.status).toBe(404)
     }))
 
+  it.effect("rate_limit_per_minute is 1 to 1,000,000,000 at create and PATCH: beyond is 422 at its loc, not a 500", () =>
+    Effect.gen(function*() {
+      const dev = yield* signup()
+      const { id } = yield* createKey(dev, { rate_limit_per_minute: 1_000_000_000 })
+      const path = `/platform/dashboard/api-keys/${id}`
+      for (const limit of [1_000_000_001, 2 ** 31, 3_000_000_000, Number.MAX_SAFE_INTEGER]) {
+        const created = yield* request("POST", "/platform/dashboard/api-keys", {
+          cookie: dev.cookie,
+          body: { name: "x", rate_limit_per_minute: limit }
+        })
+        expect(created.status).toBe(422)
+        expect(created.body.detail).toEqual([
+          expect.objectContaining({ loc: ["body", "rate_limit_per_minute"], input: limit })
+        ])
+        const patched = yield* request("PATCH", path, { cookie: dev.cookie, body: { rate_limit_per_minute: limit } })
+        expect(patched.status).toBe(422)
+        expect(patched.body.detail[0].loc).toEqual(["body", "rate_limit_per_minute"])
+      }
+      const listed = yield* request("GET", "/platform/dashboard/api-keys", { cookie: dev.cookie })
+      expect(listed.body).toEqual([expect.objectContaining({ id, rate_limit_per_minute: 1_000_000_000 })])
+    }))
+
   it.effect("creation validates the body: unknown scopes, non-positive limits and missing names are 422", () =>
     Effect.gen(function*() {
       const dev = yield* signup()
