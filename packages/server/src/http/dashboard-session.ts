@@ -6,6 +6,7 @@ import { RateLimiter } from "../auth/rate-limiter.js"
 import { AppConfig } from "../config.js"
 import { Accounts } from "../domain/accounts.js"
 import { Sessions } from "../domain/sessions.js"
+import { responseHeaders } from "./response-headers.js"
 
 /** Login attempts per (client address, email) and minute, successful or not. */
 const LOGIN_ATTEMPTS_PER_MINUTE = 10
@@ -36,7 +37,10 @@ export const DashboardSessionLive = HttpApiBuilder.group(PlatformApi, "dashboard
             `dashboard:login:${address}:${payload.email.trim().toLowerCase()}`,
             LOGIN_ATTEMPTS_PER_MINUTE
           )
-          if (!decision.allowed) return yield* new RateLimited()
+          if (!decision.allowed) {
+            responseHeaders(request)["retry-after"] = String(decision.retryAfter)
+            return yield* new RateLimited()
+          }
           const { userId, accountId } = yield* accounts.login(payload.email, payload.password)
           return yield* startSession(userId, accountId)
         }))

@@ -70,7 +70,7 @@ describe("dashboard", () => {
         expect((yield* request("GET", `${D}/me`, { cookie: cookieOf(right) })).status).toBe(200)
       }))
 
-    it.effect("login is rate limited per client address and email: the 11th attempt in a minute is 429", () =>
+    it.effect("login is rate limited per client address and email: the 11th attempt in a minute is 429 with Retry-After", () =>
       Effect.gen(function*() {
         const dev = yield* signup()
         const attempts = []
@@ -81,6 +81,10 @@ describe("dashboard", () => {
         const limited = yield* request("POST", `${D}/login`, { body: { email: dev.email, password: dev.password } })
         expect(limited.status).toBe(429)
         expect(limited.text).toBe(`{"detail":"rate limit exceeded"}`)
+        // When the first of the 10 counted attempts leaves the minute's window: within it, never 0.
+        const retryAfter = Number(limited.headers.get("retry-after"))
+        expect(retryAfter).toBeGreaterThanOrEqual(1)
+        expect(retryAfter).toBeLessThanOrEqual(60)
         const other = yield* signup("other")
         const fine = yield* request("POST", `${D}/login`, { body: { email: other.email, password: other.password } })
         expect(fine.status).toBe(200)
