@@ -1,5 +1,19 @@
 import { Schema } from "effect"
 
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+
+/**
+ * Whether the date part names a day of its month: Date.parse takes any day up to 31
+ * and rolls over, so 2026-02-30 would silently be 2 March.
+ */
+const isCalendarDay = (s: string): boolean => {
+  const year = Number(s.slice(0, 4))
+  const month = Number(s.slice(5, 7))
+  const day = Number(s.slice(8, 10))
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0)
+  return month >= 1 && month <= 12 && day >= 1 && day <= (month === 2 && leap ? 29 : DAYS_IN_MONTH[month - 1]!)
+}
+
 /**
  * ISO 8601 date-time with a time zone designator, kept as a string so the wire value
  * round-trips byte for byte (`2024-05-01T12:00:00Z`, `2024-05-01T12:00:00.123+02:00`).
@@ -8,7 +22,7 @@ export const Timestamp = Schema.String.pipe(
   Schema.pattern(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/, {
     message: () => "must be an ISO 8601 date-time with a time zone (e.g. 2024-05-01T12:00:00Z)"
   }),
-  Schema.filter((s) => !Number.isNaN(Date.parse(s)) || "must be a valid date-time"),
+  Schema.filter((s) => (isCalendarDay(s) && !Number.isNaN(Date.parse(s))) || "must be a valid date-time"),
   Schema.annotations({ identifier: "Timestamp", description: "ISO 8601 date-time", format: "date-time" })
 )
 

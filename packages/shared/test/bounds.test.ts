@@ -98,6 +98,12 @@ describe("request bodies", () => {
       "recipients"
     ]],
     ["schedule with a date only", BroadcastSchedule, { scheduled_at: "2024-05-01" }, ["scheduled_at"]],
+    ["schedule on 30 February", BroadcastSchedule, { scheduled_at: "2026-02-30T10:00:00Z" }, ["scheduled_at"]],
+    ["schedule on 29 February of a common year", BroadcastSchedule, { scheduled_at: "2100-02-29T10:00:00Z" }, ["scheduled_at"]],
+    ["schedule on 31 April", BroadcastSchedule, { scheduled_at: "2026-04-31T10:00:00+02:00" }, ["scheduled_at"]],
+    ["schedule on 29 February of a leap year", BroadcastSchedule, { scheduled_at: "2028-02-29T10:00:00Z" }, null],
+    ["schedule on 29 February 2000", BroadcastSchedule, { scheduled_at: "2000-02-29T10:00:00Z" }, null],
+    ["schedule on 31 December", BroadcastSchedule, { scheduled_at: "2026-12-31T23:59:59.999Z" }, null],
     ["schedule with a local time without zone", BroadcastSchedule, { scheduled_at: "2024-05-01T10:00:00" }, ["scheduled_at"]],
     ["media from url without mime_type", MediaFromUrl, { channel_id: 1, url: "https://x" }, ["mime_type"]],
     ["api key with an unknown scope", ApiKeyCreate, { name: "k", scopes: ["admin"] }, ["scopes", 0]],
