@@ -115,37 +115,78 @@ type RateLimitRedis = Redis & {
   platformRateLimit: (key: string, limit: number, windowMs: number, seq: string) => Promise<Array<number>>
 }
 
+/** How long a Redis command may take before the request is admitted without it. */
+const REDIS_COMMAND_TIMEOUT_MS = 250
+/** After a failed command, requests are admitted without asking Redis for this long (no timeout per request). */
+const REDIS_BACKOFF_MS = 1_000
+/** How long start-up waits for the first connection before it goes on without one. */
+const REDIS_READY_WAIT_MS = 2_000
+
 /**
  * Redis implementation so limits hold across instances. If Redis is unreachable the
- * request is admitted (with a warning): an outage of the limiter store must not take
- * the API down with it.
+ * request is admitted: an outage of the limiter store must not take the API down
+ * with it, nor slow it down. Commands are not queued while disconnected (they fail
+ * at once), take at most REDIS_COMMAND_TIMEOUT_MS, and after a failure Redis is left
+ * alone for REDIS_BACKOFF_MS. The outage is logged once when it starts and once when
+ * Redis answers again, not per request.
  */
 export const makeRedis = (url: string, namespace = "platform:v1:ratelimit:") =>
   Effect.gen(function*() {
     const redis = yield* Effect.acquireRelease(
-      Effect.sync(() => {
-        const client = new Redis(url, { maxRetriesPerRequest: 1, enableAutoPipelining: true, lazyConnect: false })
+      Effect.promise(async () => {
+        const client = new Redis(url, {
+          maxRetriesPerRequest: 1,
+          enableOfflineQueue: false,
+          commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
+          enableAutoPipelining: true,
+          lazyConnect: false
+        })
         client.on("error", () => undefined)
         client.defineCommand("platformRateLimit", { numberOfKeys: 1, lua: SCRIPT })
+        // Without the offline queue a request before the first connection is admitted unlimited: wait for it briefly.
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, REDIS_READY_WAIT_MS)
+          client.once("ready", () => {
+            clearTimeout(timer)
+            resolve()
+          })
+        })
         return client as RateLimitRedis
       }),
       (client) => Effect.promise(() => client.quit().catch(() => undefined))
     )
     let seq = 0
     const prefix = `${process.pid}-${Math.random().toString(36).slice(2, 8)}`
+    let failing = false
+    let skipUntil = 0
+    const admitted = (limit: number, windowMs: number) => {
+      const now = Date.now()
+      return decide(true, limit, 0, now, now, now, windowMs)
+    }
     return {
       consume: (bucket, limit, windowMs = WINDOW_MS) =>
-        Effect.tryPromise(() => redis.platformRateLimit(namespace + bucket, limit, windowMs, `${prefix}-${seq++}`)).pipe(
-          Effect.map(([allowed, count, oldest, admit, now]) =>
-            decide(allowed === 1, limit, count!, now!, oldest!, admit!, windowMs)
-          ),
-          Effect.catchAll((error) =>
-            Effect.as(
-              Effect.logWarning("rate limiter store unavailable; admitting the request", String(error.cause)),
-              decide(true, limit, 0, Date.now(), Date.now(), Date.now(), windowMs)
-            )
+        Date.now() < skipUntil
+          ? Effect.succeed(admitted(limit, windowMs))
+          : Effect.tryPromise(() => redis.platformRateLimit(namespace + bucket, limit, windowMs, `${prefix}-${seq++}`)).pipe(
+            Effect.map(([allowed, count, oldest, admit, now]) =>
+              decide(allowed === 1, limit, count!, now!, oldest!, admit!, windowMs)
+            ),
+            Effect.tap(() => {
+              if (!failing) return Effect.void
+              failing = false
+              return Effect.logInfo("rate limiter store available again")
+            }),
+            Effect.catchAll((error) => {
+              skipUntil = Date.now() + REDIS_BACKOFF_MS
+              const decision = admitted(limit, windowMs)
+              if (failing) return Effect.succeed(decision)
+              failing = true
+              return Effect.as(
+                Effect.logWarning("rate limiter store unavailable; admitting requests until it answers", String(error.cause)),
+                decision
+              )
+            })
           )
-        )
     } satisfies RateLimiterShape
   })
 
