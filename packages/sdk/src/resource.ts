@@ -14,7 +14,11 @@ export const seg = (value: string | number): string => encodeURIComponent(String
 import { CursorPage, type PageBody, type PageLoader, PagePromise } from "./core/pagination.js"
 import type { QueryValue, RequestOptions } from "./core/request.js"
 
-/** Builds a cursor-paginated list call whose later pages reuse the query with `after` set to the cursor. */
+/**
+ * Builds a cursor-paginated list call whose later pages reuse the query with the page's `next_cursor`, in the
+ * direction the list was asked for: as `before` when only `before` was given (paging towards newer rows), else as
+ * `after` (towards older rows; a `before` given with `after` stays, as the bound of the rows between them).
+ */
 export const listPages = <T, B extends PageBody<T>, P extends CursorPage<T>>(
   client: APIClient,
   path: string,
@@ -22,8 +26,9 @@ export const listPages = <T, B extends PageBody<T>, P extends CursorPage<T>>(
   options: RequestOptions | undefined,
   make: (body: B, load: PageLoader<T, P>) => P
 ): PagePromise<T, P> => {
-  const load: PageLoader<T, P> = async (after, pageOptions) => {
-    const q = after === undefined ? query : { ...query, after, before: undefined }
+  const towardsNewer = query.before != null && query.after == null
+  const load: PageLoader<T, P> = async (cursor, pageOptions) => {
+    const q = cursor === undefined ? query : towardsNewer ? { ...query, before: cursor } : { ...query, after: cursor }
     const body = await client.request<B>({ method: "GET", path, query: q }, pageOptions ?? options)
     return make(body, load)
   }

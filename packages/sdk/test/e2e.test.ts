@@ -300,4 +300,23 @@ describe("SDK against the real server", () => {
     expect(error).toMatchObject({ status: 422, code: "event_not_configured", body: { detail: { configured_event_types: ["message.read"] } } })
     await client.webhooks.subscriptions.delete(narrow.id)
   })
+
+  it("for await over a list asked with before walks towards newer rows up to the newest, each once", async () => {
+    // A key of its own, so the file's other tests keep their rate-limit budget.
+    const key = await server.dashboard("POST", "/platform/dashboard/api-keys", { name: "paging", rate_limit_per_minute: 1000 })
+    const client = new Platform({ apiKey: key.body.key as string, baseUrl: server.baseUrl, maxRetries: 0 })
+    const created: number[] = []
+    for (let i = 0; i < 4; i++) {
+      created.push((await client.webhooks.subscriptions.create({ target_url: `${receiver.url}/page${i}`, is_active: false })).id)
+    }
+    try {
+      // The newest three end at created[1]; its cursor asks for the rows newer than it, one per page.
+      const cursor = (await client.webhooks.subscriptions.list({ limit: 3 })).next_cursor!
+      const ids: number[] = []
+      for await (const s of client.webhooks.subscriptions.list({ limit: 1, before: cursor })) ids.push(s.id)
+      expect(ids).toEqual([created[2], created[3]])
+    } finally {
+      for (const id of created) await client.webhooks.subscriptions.delete(id)
+    }
+  })
 })

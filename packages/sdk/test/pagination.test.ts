@@ -66,6 +66,28 @@ describe("PagePromise", () => {
     expect(api.calls.map((c) => c.query)).toEqual([{ subscription_id: "11" }, { subscription_id: "11", after: "d1" }])
   })
 
+  it("a list asked with before only pages on towards newer rows: each next_cursor goes back as before", async () => {
+    threePages()
+    const ids: number[] = []
+    for await (const s of client().webhooks.subscriptions.list({ limit: 2, before: "c0" })) ids.push(s.id)
+    expect(ids).toEqual([6, 5, 4, 3, 2, 1])
+    expect(api.calls.map((c) => c.query)).toEqual([
+      { limit: "2", before: "c0" },
+      { limit: "2", before: "c1" },
+      { limit: "2", before: "c2" }
+    ])
+  })
+
+  it("a list asked with after and before keeps before as the bound and pages on with after", async () => {
+    threePages()
+    const first = await client().webhooks.subscriptions.list({ after: "a0", before: "b0" })
+    await first.getNextPage()
+    expect(api.calls.map((c) => c.query)).toEqual([
+      { after: "a0", before: "b0" },
+      { after: "c1", before: "b0" }
+    ])
+  })
+
   it("a list is not requested until it is awaited or iterated", async () => {
     threePages()
     const pending = client().webhooks.subscriptions.list()

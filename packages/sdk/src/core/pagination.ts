@@ -8,14 +8,14 @@ export interface PageBody<T> {
   readonly next_cursor: string | null
 }
 
-/** Loads the page that starts after a cursor (undefined for the first page). */
-export type PageLoader<T, P extends CursorPage<T>> = (after: string | undefined, options?: RequestOptions) => Promise<P>
+/** Loads the page that goes on from a page's `next_cursor` (undefined for the first page). */
+export type PageLoader<T, P extends CursorPage<T>> = (cursor: string | undefined, options?: RequestOptions) => Promise<P>
 
 /** One page of a cursor-paginated list; `for await` over it walks this page and every later one. */
 export class CursorPage<T> implements AsyncIterable<T> {
   /** The items of this page, newest first. */
   readonly data: ReadonlyArray<T>
-  /** Whether a later page exists. */
+  /** Whether a next page exists (older rows, or newer ones for a list asked with `before` only). */
   readonly has_more: boolean
   /** The cursor of the next page, or null on the last page. */
   readonly next_cursor: string | null
