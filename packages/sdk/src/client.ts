@@ -1,5 +1,6 @@
 import { APIClient, missingApiKey, readEnv } from "./core/request.js"
 import { Channels } from "./resources/channels.js"
+import { Conversations } from "./resources/conversations.js"
 import { Events } from "./resources/events.js"
 import { Media } from "./resources/media.js"
 import { Messages } from "./resources/messages.js"
@@ -30,8 +31,10 @@ export class Platform extends APIClient {
   readonly messages: Messages
   /** Upload media, get short-lived URLs, delete media. */
   readonly media: Media
-  /** The account's channels. */
+  /** The account's channels and their inbound kill-switch. */
   readonly channels: Channels
+  /** End or re-activate conversations. */
+  readonly conversations: Conversations
   /** Webhook subscriptions and deliveries. */
   readonly webhooks: Webhooks
   /** The live event stream. */
@@ -49,6 +52,7 @@ export class Platform extends APIClient {
     this.messages = new Messages(this)
     this.media = new Media(this)
     this.channels = new Channels(this)
+    this.conversations = new Conversations(this)
     this.webhooks = new Webhooks(this)
     this.events = new Events(this)
   }

@@ -4,6 +4,10 @@
  */
 import type {
   Channel as ChannelSchema,
+  ChannelType as ChannelTypeSchema,
+  Conversation as ConversationSchema,
+  ConversationPatch as ConversationPatchSchema,
+  InboundSwitch as InboundSwitchSchema,
   DeliveryListQuery as DeliveryListQuerySchema,
   EventDelivery as EventDeliverySchema,
   EventType as EventTypeSchema,
@@ -49,6 +53,20 @@ export type MediaDeleteResult = typeof MediaDeleteResultSchema.Type
 
 /** An item of `GET /platform/v1/channels`. */
 export type Channel = typeof ChannelSchema.Type
+/** A channel kind: `chat` (WhatsApp) or `social` (Instagram, Messenger). */
+export type ChannelType = typeof ChannelTypeSchema.Type
+/** Filters of `GET /platform/v1/channels`. */
+export interface ChannelListParams {
+  /** Only channels of this kind. */
+  readonly type?: ChannelType
+}
+/** Body of `PATCH /platform/v1/channels/{id}/inbound`: `{enabled}`. */
+export type InboundSwitchParams = typeof InboundSwitchSchema.Encoded
+
+/** A conversation with a peer on a channel. */
+export type Conversation = typeof ConversationSchema.Type
+/** Body of `PATCH /platform/v1/conversations/{id}`: `{status: "active" | "ended"}`. */
+export type ConversationUpdateParams = typeof ConversationPatchSchema.Encoded
 
 /** A webhook subscription; `secret` only on create and rotate-secret. */
 export type WebhookSubscription = typeof WebhookSubscriptionSchema.Type

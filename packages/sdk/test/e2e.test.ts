@@ -29,6 +29,12 @@ afterAll(async () => {
 const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, ...Array.from({ length: 64 }, (_, i) => i)])
 const peer = () => `1555${String(Math.floor(Math.random() * 1e7)).padStart(7, "0")}`
 
+/** A client with a key of its own, so that the file's other tests keep their rate-limit budget. */
+const ownClient = async (name: string): Promise<Platform> => {
+  const key = await server.dashboard("POST", "/platform/dashboard/api-keys", { name, rate_limit_per_minute: 1000 })
+  return new Platform({ apiKey: key.body.key as string, baseUrl: server.baseUrl, maxRetries: 0, timeout: 15_000 })
+}
+
 /** Takes items from an async iterator until one matches, bounded by `ms`. */
 const nextMatching = async <T>(it: AsyncIterator<T>, match: (t: T) => boolean, ms: number, what: string): Promise<T> =>
   within(
@@ -302,9 +308,7 @@ describe("SDK against the real server", () => {
   })
 
   it("for await over a list asked with before walks towards newer rows up to the newest, each once", async () => {
-    // A key of its own, so the file's other tests keep their rate-limit budget.
-    const key = await server.dashboard("POST", "/platform/dashboard/api-keys", { name: "paging", rate_limit_per_minute: 1000 })
-    const client = new Platform({ apiKey: key.body.key as string, baseUrl: server.baseUrl, maxRetries: 0 })
+    const client = await ownClient("paging")
     const created: number[] = []
     for (let i = 0; i < 4; i++) {
       created.push((await client.webhooks.subscriptions.create({ target_url: `${receiver.url}/page${i}`, is_active: false })).id)
@@ -318,5 +322,29 @@ describe("SDK against the real server", () => {
     } finally {
       for (const id of created) await client.webhooks.subscriptions.delete(id)
     }
+  })
+
+  it("channels.list({ type }) filters, channels.setInbound switches the kill-switch, conversations.update ends and re-activates a conversation", async () => {
+    const client = await ownClient("channels-conversations")
+    expect((await client.channels.list({ type: "chat" })).map((c) => c.channel_id)).toContain(server.channelId)
+    expect(await client.channels.list({ type: "social" })).toEqual([])
+    expect(await client.channels.setInbound(server.channelId, { enabled: false })).toMatchObject({ channel_id: server.channelId, inbound_enabled: false })
+    expect(await client.channels.setInbound(server.channelId, { enabled: true })).toMatchObject({ channel_id: server.channelId, inbound_enabled: true })
+
+    let opened!: () => void
+    const open = new Promise<void>((resolve) => (opened = resolve))
+    const stream = client.events.stream({ event_types: ["conversation.created"], onOpen: () => opened() })
+    try {
+      const created = nextMatching(stream[Symbol.asyncIterator](), () => true, 20_000, "conversation.created")
+      await within(open, 10_000, "the event stream to open")
+      await server.inbound(peer(), "hello, conversation")
+      const conversationId = ((await created).data as { conversation_id: number }).conversation_id
+      const ended = await client.conversations.update(conversationId, { status: "ended" })
+      expect(ended).toMatchObject({ id: conversationId, status: "ended", ended_at: expect.any(String) })
+      expect(await client.conversations.update(conversationId, { status: "active" })).toMatchObject({ id: conversationId, status: "active" })
+    } finally {
+      stream.close()
+    }
+    await expect(client.conversations.update(999_999, { status: "ended" })).rejects.toBeInstanceOf(NotFoundError)
   })
 })

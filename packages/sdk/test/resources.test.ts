@@ -1,11 +1,14 @@
+import { HttpApi } from "@effect/platform"
 import {
   Channel,
+  Conversation,
   EventDelivery,
   Envelope,
   MarkReadResult,
   MediaDeleteResult,
   MediaUploadResult,
   MediaUrlResult,
+  PlatformApi,
   RawForwardDelivery,
   SendMessage,
   SendResult,
@@ -13,7 +16,7 @@ import {
 } from "@platform/shared"
 import * as f from "@platform/test-support/fixtures"
 import { BASE_URL, mockApi, type Reply } from "@platform/test-support/mock-api"
-import { Schema } from "effect"
+import { Option, Schema, SchemaAST } from "effect"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -151,6 +154,36 @@ const cases: ReadonlyArray<Case> = [
     result: [f.channel]
   },
   {
+    name: "channels.list with a type GETs /platform/v1/channels?type=",
+    route: ["get", "/platform/v1/channels"],
+    reply: { json: [{ ...f.channel, type: "social" }] },
+    call: (c) => c.channels.list({ type: "social" }),
+    method: "GET",
+    path: "/platform/v1/channels",
+    query: { type: "social" },
+    result: [{ ...f.channel, type: "social" }]
+  },
+  {
+    name: "channels.setInbound PATCHes /channels/{id}/inbound with {enabled} and returns the channel",
+    route: ["patch", "/platform/v1/channels/:id/inbound"],
+    reply: { json: { ...f.channel, inbound_enabled: false } },
+    call: (c) => c.channels.setInbound(7, { enabled: false }),
+    method: "PATCH",
+    path: "/platform/v1/channels/7/inbound",
+    body: { enabled: false },
+    result: { ...f.channel, inbound_enabled: false }
+  },
+  {
+    name: "conversations.update PATCHes /conversations/{id} with {status} and returns the conversation",
+    route: ["patch", "/platform/v1/conversations/:id"],
+    reply: { json: f.conversation },
+    call: (c) => c.conversations.update(31, { status: "ended" }),
+    method: "PATCH",
+    path: "/platform/v1/conversations/31",
+    body: { status: "ended" },
+    result: f.conversation
+  },
+  {
     name: "subscriptions.create POSTs the body and returns the secret",
     route: ["post", subs],
     reply: { status: 201, json: f.subscriptionWithSecret },
@@ -177,6 +210,16 @@ const cases: ReadonlyArray<Case> = [
     method: "GET",
     path: subs,
     query: { limit: "10" },
+    result: [f.subscription]
+  },
+  {
+    name: "subscriptions.list passes the after and before cursors",
+    route: ["get", subs],
+    reply: { json: page([f.subscription]) },
+    call: async (c) => (await c.webhooks.subscriptions.list({ after: "aWQ6OQ", before: "aWQ6MQ" })).data,
+    method: "GET",
+    path: subs,
+    query: { after: "aWQ6OQ", before: "aWQ6MQ" },
     result: [f.subscription]
   },
   {
@@ -241,6 +284,16 @@ const cases: ReadonlyArray<Case> = [
     result: { mode: "native", data: [f.delivery] }
   },
   {
+    name: "deliveries.list passes the after and before cursors",
+    route: ["get", dels],
+    reply: { json: { mode: "native", ...page([f.delivery]) } },
+    call: async (c) => (await c.webhooks.deliveries.list({ after: "ZDox", before: "ZDo5" })).data,
+    method: "GET",
+    path: dels,
+    query: { after: "ZDox", before: "ZDo5" },
+    result: [f.delivery]
+  },
+  {
     name: "deliveries.list with mode meta returns raw-forward rows",
     route: ["get", dels],
     reply: { json: { mode: "meta", ...page([f.rawDelivery]) } },
@@ -289,6 +342,34 @@ describe("resource methods", () => {
     expect(call.headers.get("accept")).toBe("application/json")
   })
 
+  it("every /platform/v1 route of the HttpApi, and each of its query parameters, has a method above", () => {
+    const template = (path: string) => path.replace(/:[A-Za-z_]+/g, ":")
+    const covered = new Map<string, Set<string>>()
+    for (const c of cases) {
+      const key = `${c.method} ${template(c.route[1])}`
+      const params = covered.get(key) ?? new Set<string>()
+      for (const name of Object.keys(c.query ?? {})) params.add(name)
+      covered.set(key, params)
+    }
+    // The event stream is a Server-Sent Events route with its own tests below.
+    covered.set("GET /platform/v1/events/stream", new Set(["event_types", "channel_id"]))
+    const missing: string[] = []
+    HttpApi.reflect(PlatformApi, {
+      onGroup: () => {},
+      onEndpoint: ({ endpoint }) => {
+        if (!endpoint.path.startsWith("/platform/v1/") || endpoint.path.startsWith("/platform/v1/openapi")) return
+        const key = `${endpoint.method} ${template(endpoint.path)}`
+        const params = covered.get(key)
+        if (params === undefined) return void missing.push(key)
+        const query = Option.getOrUndefined(endpoint.urlParamsSchema)
+        for (const p of query === undefined ? [] : SchemaAST.getPropertySignatures(query.ast)) {
+          if (!params.has(String(p.name))) missing.push(`${key} ?${String(p.name)}`)
+        }
+      }
+    })
+    expect(missing).toEqual([])
+  })
+
   it("messages.send always carries an Idempotency-Key, and a caller's key is sent as given", async () => {
     api.on("post", "/platform/v1/messages", { json: f.sendResult })
     await client().messages.sendText({ ...sendTo, text: "a" })
@@ -300,7 +381,7 @@ describe("resource methods", () => {
 
   it("request options add headers and remove defaults with null", async () => {
     api.on("get", "/platform/v1/channels", { json: [] })
-    await client().channels.list({ headers: { "x-trace": "t1", "user-agent": null } })
+    await client().channels.list({}, { headers: { "x-trace": "t1", "user-agent": null } })
     expect(api.calls[0]!.headers.get("x-trace")).toBe("t1")
     expect(api.calls[0]!.headers.get("user-agent") ?? "").not.toMatch(/platform-sdk/)
   })
@@ -423,6 +504,7 @@ describe("fixtures", () => {
     ["MediaUrlResult", MediaUrlResult, f.mediaUrl],
     ["MediaDeleteResult", MediaDeleteResult, f.mediaDeleted],
     ["Channel", Channel, f.channel],
+    ["Conversation", Conversation, f.conversation],
     ["WebhookSubscription", WebhookSubscription, f.subscriptionWithSecret],
     ["EventDelivery", EventDelivery, { ...f.delivery, envelope: f.envelope }],
     ["RawForwardDelivery", RawForwardDelivery, f.rawDelivery],

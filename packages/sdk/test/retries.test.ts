@@ -108,7 +108,7 @@ describe("retry policy", () => {
 
   it("maxRetries per call overrides the client's", async () => {
     api.on("get", "/platform/v1/channels", { status: 500, json: null })
-    await expect(client(5).channels.list({ maxRetries: 1 })).rejects.toMatchObject({ status: 500 })
+    await expect(client(5).channels.list({}, { maxRetries: 1 })).rejects.toMatchObject({ status: 500 })
     expect(api.calls).toHaveLength(2)
   })
 
@@ -132,7 +132,7 @@ describe("retry policy", () => {
       new Promise((_, reject) => init?.signal?.addEventListener("abort", () => reject(new DOMException("aborted", "AbortError"))))
     const controller = new AbortController()
     const c = new Platform({ apiKey: "k", baseUrl: BASE_URL, fetch: hang })
-    const pending = c.channels.list({ signal: controller.signal })
+    const pending = c.channels.list({}, { signal: controller.signal })
     controller.abort()
     await expect(pending).rejects.toMatchObject({ name: "APIUserAbortError" })
   })

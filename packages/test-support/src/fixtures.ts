@@ -13,6 +13,21 @@ export const channel = {
   quality_rating: "GREEN",
   created_at: "2025-01-02T03:04:05Z"
 }
+export const conversation = {
+  id: 31,
+  platform_channel_id: 7,
+  platform_contact_id: 41,
+  peer_id: "15550001111",
+  status: "ended",
+  created_at: "2025-01-02T03:04:05Z",
+  ended_at: "2025-01-02T04:00:00Z",
+  last_active_at: "2025-01-02T03:59:00Z",
+  last_message_direction: "inbound",
+  last_message_preview: "Thanks!",
+  message_count: 4,
+  inbound_count: 2,
+  outbound_count: 2
+}
 export const subscription = {
   id: 11,
   developer_account_id: 3,
