@@ -88,10 +88,22 @@ describe("retry policy", () => {
     expect(api.calls).toHaveLength(1)
   })
 
-  it("a POST with a caller's Idempotency-Key is retried on 500 with that key", async () => {
-    api.on("post", "/platform/v1/webhooks/subscriptions", { status: 500, json: null }, { status: 201, json: f.subscription })
-    await client().webhooks.subscriptions.create({ target_url: "https://example.com/h" }, { idempotencyKey: "sub-1" })
-    expect(api.calls.map((c) => c.headers.get("idempotency-key"))).toEqual(["sub-1", "sub-1"])
+  it("a send with a caller's Idempotency-Key is retried on 500 with that key", async () => {
+    api.on("post", "/platform/v1/messages", { status: 500, json: null }, ok)
+    await client().messages.sendText({ channel_id: 7, to: "1555", text: "hi" }, { idempotencyKey: "order-1" })
+    expect(api.calls.map((c) => c.headers.get("idempotency-key"))).toEqual(["order-1", "order-1"])
+  })
+
+  it.each([
+    ["subscriptions.create", "/platform/v1/webhooks/subscriptions", (c: Platform) => c.webhooks.subscriptions.create({ target_url: "https://example.com/h" }, { idempotencyKey: "k-1" })],
+    ["deliveries.redeliver", "/platform/v1/webhooks/deliveries/21/redeliver", (c: Platform) => c.webhooks.deliveries.redeliver(21, { idempotencyKey: "k-1" })],
+    ["subscriptions.test", "/platform/v1/webhooks/subscriptions/11/test", (c: Platform) => c.webhooks.subscriptions.test(11, {}, { idempotencyKey: "k-1" })]
+  ])("%s with a caller's Idempotency-Key is not retried on 500 or a dropped connection: only POST /messages deduplicates by it", async (_name, path, call) => {
+    api.on("post", path, { status: 500, json: null }, { json: f.subscription })
+    await expect(call(client())).rejects.toMatchObject({ name: "InternalServerError" })
+    api.on("post", path, { network: true }, { json: f.subscription })
+    await expect(call(client())).rejects.toMatchObject({ name: "APIConnectionError" })
+    expect(api.calls.map((c) => c.headers.get("idempotency-key"))).toEqual(["k-1", "k-1"])
   })
 
   it("a POST without a key is still retried on a rate-limit 429 (the server did not process it)", async () => {

@@ -19,7 +19,7 @@ export interface RequestOptions {
   readonly timeout?: number
   /** How many times a retryable failure is retried (default: the client's `maxRetries`). */
   readonly maxRetries?: number
-  /** Idempotency-Key sent with the request and reused on every retry; makes a POST retryable. */
+  /** Idempotency-Key sent with the request and reused on every retry; makes `messages.send` retryable (the only route that deduplicates by it). */
   readonly idempotencyKey?: string
   /** Aborts the request (and any pending retry) when signalled. */
   readonly signal?: AbortSignal
@@ -49,7 +49,11 @@ export interface FinalRequest {
   readonly path: string
   readonly query?: Readonly<Record<string, QueryValue>> | undefined
   readonly body?: unknown
-  /** Generate an Idempotency-Key for this call when the caller gives none (POST /messages). */
+  /**
+   * The route deduplicates by Idempotency-Key (POST /messages): one is generated when the caller gives none, and a
+   * request carrying one is safe to repeat. Elsewhere a caller's key is sent but makes no retry safe: the server
+   * ignores it there, so a repeated POST that had been applied would be applied twice.
+   */
   readonly autoIdempotencyKey?: boolean
   /** The POST is naturally idempotent (mark-read, resume), so retrying it is safe without a key. */
   readonly idempotent?: boolean
@@ -247,7 +251,7 @@ export class APIClient {
   async requestWithResponse<T>(req: FinalRequest, options: RequestOptions = {}): Promise<APIResponse<T>> {
     const maxRetries = Math.max(0, options.maxRetries ?? this.maxRetries)
     const idempotencyKey = options.idempotencyKey ?? (req.autoIdempotencyKey ? newIdempotencyKey() : undefined)
-    const safeToRepeat = req.method === "GET" || req.method === "DELETE" || req.idempotent === true || idempotencyKey !== undefined
+    const safeToRepeat = req.method === "GET" || req.method === "DELETE" || req.idempotent === true || req.autoIdempotencyKey === true
     const url = `${this.baseUrl}${req.path}${serializeQuery(req.query)}`
     const headers = this.#headers(options, idempotencyKey)
     for (let retry = 0; ; retry++) {
