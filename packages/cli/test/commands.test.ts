@@ -44,6 +44,8 @@ const cases: ReadonlyArray<Case> = [
   { argv: ["subscriptions", "rotate-secret", "11"], route: ["post", `${subs}/:id/rotate-secret`], reply: { json: { ...f.subscription, secret: "whsec_new" } }, method: "POST", path: `${subs}/11/rotate-secret` },
   { argv: ["subscriptions", "test", "11", "--event-type", "message.read"], route: ["post", `${subs}/:id/test`], reply: { json: { ...f.delivery, status: "pending" } }, method: "POST", path: `${subs}/11/test`, query: { event_type: "message.read" } },
   { argv: ["deliveries", "list", "--subscription", "11", "--errors-only", "--limit", "10"], route: ["get", dels], reply: { json: { mode: "native", data: [f.delivery], has_more: false, next_cursor: null } }, method: "GET", path: dels, query: { subscription_id: "11", errors_only: "true", limit: "10" } },
+  { argv: ["deliveries", "list", "--after", "ZDoy", "--before", "ZDo5"], route: ["get", dels], reply: { json: { mode: "native", data: [f.delivery], has_more: false, next_cursor: null } }, method: "GET", path: dels, query: { after: "ZDoy", before: "ZDo5" } },
+  { argv: ["subscriptions", "list", "--before", "aWQ6Mw"], route: ["get", subs], reply: { json: { data: [f.subscription], has_more: false, next_cursor: null } }, method: "GET", path: subs, query: { before: "aWQ6Mw" } },
   { argv: ["deliveries", "list", "--mode", "meta"], route: ["get", dels], reply: { json: { mode: "meta", data: [], has_more: false, next_cursor: null } }, method: "GET", path: dels, query: { mode: "meta" } },
   { argv: ["deliveries", "get", "21", "--full-envelope"], route: ["get", `${dels}/:id`], reply: { json: { ...f.delivery, envelope: f.envelope } }, method: "GET", path: `${dels}/21`, query: { include: "full_envelope" } },
   { argv: ["deliveries", "redeliver", "21"], route: ["post", `${dels}/:id/redeliver`], reply: { json: { ...f.delivery, id: 22 } }, method: "POST", path: `${dels}/21/redeliver` }
@@ -130,6 +132,35 @@ describe("commands", () => {
     const ran = await cli(["subscriptions", "list", "--all", "--json"])
     expect((JSON.parse(ran.stdout) as Array<{ id: number }>).map((s) => s.id)).toEqual([2, 1])
     expect(api.calls.map((c) => c.query)).toEqual([{}, { after: "c1" }])
+  })
+
+  it("deliveries list --all --json walks every page into one document; without --all it keeps the page's cursor", async () => {
+    const pages = (): void =>
+      api.on(
+        "get",
+        dels,
+        { json: { mode: "native", data: [{ ...f.delivery, id: 22 }], has_more: true, next_cursor: "ZDoyMg" } },
+        { json: { mode: "native", data: [{ ...f.delivery, id: 21 }], has_more: false, next_cursor: null } }
+      )
+    pages()
+    const all = await cli(["deliveries", "list", "--status", "failed", "--all", "--json"])
+    expect(JSON.parse(all.stdout)).toMatchObject({ mode: "native", has_more: false, next_cursor: null, data: [{ id: 22 }, { id: 21 }] })
+    expect(api.calls.map((c) => c.query)).toEqual([{ status: "failed" }, { status: "failed", after: "ZDoyMg" }])
+    pages()
+    const one = await cli(["deliveries", "list", "--json"])
+    expect(JSON.parse(one.stdout)).toMatchObject({ has_more: true, next_cursor: "ZDoyMg", data: [{ id: 22 }] })
+  })
+
+  it.each([
+    ["deliveries list", ["deliveries", "list"], dels, { mode: "native" }, "More deliveries: add --after ZDoyMg for the next page, or --all for every page."],
+    ["deliveries list --before", ["deliveries", "list", "--before", "ZDox"], dels, { mode: "native" }, "More deliveries: add --before ZDoyMg for the next page, or --all for every page."],
+    ["subscriptions list", ["subscriptions", "list"], subs, {}, "More subscriptions: add --after ZDoyMg for the next page, or --all for every page."]
+  ])("%s with more rows says on stderr how to get the next page", async (_name, argv, path, extra, hint) => {
+    api.on("get", path, { json: { ...extra, data: [{ ...f.delivery, ...f.subscription, id: 22 }], has_more: true, next_cursor: "ZDoyMg" } })
+    const ran = await cli(argv)
+    expect(ran.code).toBe(0)
+    expect(ran.stderr.trim()).toBe(hint)
+    expect(ran.stdout).toMatch(/^ID/)
   })
 
   it("sandbox inbound signs in to the dashboard and posts the message with the session cookie", async () => {

@@ -93,6 +93,12 @@ describe("CLI against the real server", () => {
     const again = await json(["deliveries", "redeliver", String(deliveryId)])
     expect(again).toMatchObject({ event_id: full.event_id })
     await receiver.next((x) => x.headers["x-platform-delivery-id"] === String(again.id))
+
+    // One row a page (the redelivery, then older ones): the first page's cursor leads to the next, older row.
+    const first = await json(["deliveries", "list", "--subscription", String(subscription.id), "--limit", "1"])
+    expect(first).toMatchObject({ has_more: true, next_cursor: expect.any(String), data: [{ id: again.id }] })
+    const second = await json(["deliveries", "list", "--subscription", String(subscription.id), "--limit", "1", "--after", first.next_cursor])
+    expect(second.data[0].id).toBeLessThan(again.id)
   }, 60_000)
 
   it("events tail --since replays the events after an id; --count ends it with exit 0", async () => {
