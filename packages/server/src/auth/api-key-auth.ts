@@ -19,6 +19,7 @@ import { AppConfig } from "../config.js"
 import { ApiKeys, type KeyRecord } from "../domain/api-keys.js"
 import { Sessions } from "../domain/sessions.js"
 import { responseHeaders } from "../http/response-headers.js"
+import { keyAuthenticates } from "./credential-check.js"
 import { isSameOriginRequest } from "./csrf.js"
 import { type RateDecision, RateLimiter } from "./rate-limiter.js"
 
@@ -63,9 +64,7 @@ export const ApiKeyAuthLive = Layer.effect(
       record: KeyRecord | null,
       scope: Scope
     ): Effect.Effect<Principal, Unauthorized | RateLimited | MissingScope> => {
-      if (record === null || !record.is_active || (record.expires_at !== null && record.expires_at <= Date.now())) {
-        return Effect.fail(unauthorized)
-      }
+      if (!keyAuthenticates(record, Date.now())) return Effect.fail(unauthorized)
       return Effect.flatMap(limiter.consume(record.bucket, record.rate_limit_per_minute), (decision): Effect.Effect<
         Principal,
         RateLimited | MissingScope

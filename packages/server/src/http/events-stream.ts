@@ -1,6 +1,7 @@
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { CurrentPrincipal, PlatformApi } from "@platform/shared"
 import { Clock, Duration, Effect, Option, Stream } from "effect"
+import { makeCredentialCheck } from "../auth/credential-check.js"
 import { canonicalEnvelope } from "../delivery/envelope.js"
 import { awaitPulse, DeliveryWakeup } from "../delivery/wakeup.js"
 import { EventStream } from "../domain/event-stream.js"
@@ -10,20 +11,25 @@ import { Draining } from "./draining.js"
 const encoder = new TextEncoder()
 const POLL = Duration.seconds(1)
 const HEARTBEAT_MS = 15_000
+/** How often an open stream checks that its key or session still authenticates (ApiKeys caches a key 5 s). */
+const RECHECK_MS = 5_000
 
 /**
  * GET /platform/v1/events/stream: Server-Sent Events of the account's envelopes
  * as they are written (woken by the outbox pulse, polled each second as
  * recovery), a comment line every 15 s so proxies keep the connection open.
  * Events commit out of id order; the StreamCursor keeps each connection's
- * position so an event committed after higher ids is still sent, once.
+ * position so an event committed after higher ids is still sent, once. The
+ * stream ends once its key is deactivated, deleted or expired, or its session
+ * ends (checked every 5 s): the client's reconnect then gets the 401.
  */
 export const EventsStreamLive = HttpApiBuilder.group(PlatformApi, "events", (handlers) =>
   Effect.gen(function*() {
     const stream = yield* EventStream
     const wakeup = yield* DeliveryWakeup
     const draining = yield* Draining
-    return handlers.handleRaw("stream", ({ headers, urlParams }) =>
+    const stillAuthenticated = yield* makeCredentialCheck
+    return handlers.handleRaw("stream", ({ headers, request, urlParams }) =>
       Effect.gen(function*() {
         const principal = yield* CurrentPrincipal
         const eventTypes = urlParams.event_types
@@ -34,10 +40,17 @@ export const EventsStreamLive = HttpApiBuilder.group(PlatformApi, "events", (han
         }
         let cursor = StreamCursor.start(yield* stream.start(principal.account_id, headers["last-event-id"]))
         let lastWrite = yield* Clock.currentTimeMillis
+        let lastCheck = lastWrite
         const next = Effect.gen(function*() {
           for (;;) {
             const pulse = wakeup.events.current
             const at = yield* Clock.currentTimeMillis
+            if (at - lastCheck >= RECHECK_MS) {
+              lastCheck = at
+              if (!(yield* stillAuthenticated(request, principal, "manage:webhooks", at))) {
+                return yield* Effect.fail(Option.none())
+              }
+            }
             const page = yield* stream.poll(filter, cursor.settled, cursor.sent)
             const { cursor: advanced, forced } = StreamCursor.advance(cursor, {
               at,
@@ -71,7 +84,7 @@ export const EventsStreamLive = HttpApiBuilder.group(PlatformApi, "events", (han
         })
         const body = Stream.concat(
           Stream.make(encoder.encode("retry: 3000\n: connected\n\n")),
-          Stream.repeatEffectOption(next.pipe(Effect.mapError(() => Option.none())))
+          Stream.repeatEffectOption(next)
         ).pipe(
           // On shutdown the stream ends (clients reconnect with Last-Event-ID) instead of holding the drain.
           Stream.interruptWhen(draining.started)

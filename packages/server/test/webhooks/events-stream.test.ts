@@ -1,12 +1,13 @@
+import type { HttpServer } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it, layer } from "@effect/vitest"
 import { API_VERSION } from "@platform/shared"
-import { Deferred, Duration, Effect, Fiber } from "effect"
+import { Deferred, Duration, Effect, Fiber, Option } from "effect"
 import { PgPool } from "../../src/db/client.js"
 import { eventsCommitted } from "../../src/delivery/wakeup.js"
 import { Events, newEventId } from "../../src/domain/events.js"
 import { type StreamCursor as Cursor, StreamCursor, type StreamPoll } from "../../src/domain/stream-cursor.js"
-import { baseUrl } from "../auth/support.js"
+import { baseUrl, createKey, probe, request } from "../auth/support.js"
 import { writeMessageEvent } from "../support/delivery.js"
 import { webhookDeveloper, WebhooksTestServer } from "../support/webhooks.js"
 
@@ -30,38 +31,52 @@ interface Frame {
  * once this returns are the stream's to send. `until` reads until that event id
  * has arrived and returns every event received so far, in order.
  */
-const openStream = (dev: Developer) =>
+const openStream = (dev: Developer, headers: Record<string, string> = { "x-api-key": dev.key }) =>
   Effect.gen(function*() {
     const base = yield* baseUrl
     const controller = new AbortController()
     yield* Effect.addFinalizer(() => Effect.sync(() => controller.abort()))
     const response = yield* Effect.promise(() =>
-      fetch(`${base}/platform/v1/events/stream`, { headers: { "x-api-key": dev.key }, signal: controller.signal })
+      fetch(`${base}/platform/v1/events/stream`, { headers, signal: controller.signal })
     )
     expect(response.status).toBe(200)
     const reader = response.body!.getReader()
     const decoder = new TextDecoder()
     const received: Array<Frame> = []
     let buffer = ""
+    let ended = false
+    /** Reads one chunk into `received`; false once the server has ended the stream. */
+    const read = async () => {
+      const { value, done } = await reader.read()
+      if (done) {
+        ended = true
+        return false
+      }
+      buffer += decoder.decode(value, { stream: true })
+      for (let end = buffer.indexOf("\n\n"); end >= 0; end = buffer.indexOf("\n\n")) {
+        const fields = new Map(buffer.slice(0, end).split("\n").map((line) => {
+          const colon = line.indexOf(": ")
+          return [line.slice(0, colon), line.slice(colon + 2)] as const
+        }))
+        buffer = buffer.slice(end + 2)
+        const id = fields.get("id")
+        if (id !== undefined) received.push({ id, event: fields.get("event")!, data: JSON.parse(fields.get("data")!) })
+      }
+      return true
+    }
     const until = (eventId: string) =>
       Effect.promise(async () => {
         while (!received.some((f) => f.id === eventId)) {
-          const { value, done } = await reader.read()
-          if (done) throw new Error(`stream ended before ${eventId}`)
-          buffer += decoder.decode(value, { stream: true })
-          for (let end = buffer.indexOf("\n\n"); end >= 0; end = buffer.indexOf("\n\n")) {
-            const fields = new Map(buffer.slice(0, end).split("\n").map((line) => {
-              const colon = line.indexOf(": ")
-              return [line.slice(0, colon), line.slice(colon + 2)] as const
-            }))
-            buffer = buffer.slice(end + 2)
-            const id = fields.get("id")
-            if (id !== undefined) received.push({ id, event: fields.get("event")!, data: JSON.parse(fields.get("data")!) })
-          }
+          if (!(await read())) throw new Error(`stream ended before ${eventId}`)
         }
         return received.map((f) => f.id)
       }).pipe(Effect.timeout(Duration.seconds(15)))
-    return { until, received }
+    /** Reads until the server ends the stream (None if it is still open after `within`). */
+    const end = (within: Duration.DurationInput) =>
+      Effect.promise(async () => {
+        while (await read());
+      }).pipe(Effect.timeoutOption(within))
+    return { until, end, received, isEnded: () => ended }
   })
 
 /** One message.sent event for the account, committed and announced as the services do. */
@@ -166,6 +181,75 @@ layer(WebhooksTestServer, { excludeTestServices: true })("GET /platform/v1/event
         expect(yield* stream.until(last), writer.name).toEqual([...later, late.eventId, last])
       }
     }))
+
+  it.scoped("a stream ends within seconds once its key is deleted, deactivated or expired or its session logged out; the reconnect is 401", () =>
+    Effect.gen(function*() {
+      const cases: ReadonlyArray<{
+        readonly name: string
+        readonly open: (dev: Effect.Effect.Success<typeof developer>) => Effect.Effect<{
+          readonly headers: Record<string, string>
+          readonly revoke: Effect.Effect<unknown, never, HttpServer.HttpServer>
+        }, never, HttpServer.HttpServer>
+      }> = [
+        {
+          name: "key deleted",
+          open: (dev) =>
+            Effect.map(createKey(dev.dev), (k) => ({
+              headers: { "x-api-key": k.key },
+              revoke: request("DELETE", `/platform/dashboard/api-keys/${k.id}`, { cookie: dev.dev.cookie })
+            }))
+        },
+        {
+          name: "key deactivated",
+          open: (dev) =>
+            Effect.map(createKey(dev.dev), (k) => ({
+              headers: { "x-api-key": k.key },
+              revoke: request("PATCH", `/platform/dashboard/api-keys/${k.id}`, {
+                cookie: dev.dev.cookie,
+                body: { is_active: false }
+              })
+            }))
+        },
+        {
+          name: "key expired",
+          open: (dev) =>
+            Effect.map(createKey(dev.dev, { expires_at: new Date(Date.now() + 2500).toISOString() }), (k) => ({
+              headers: { "x-api-key": k.key },
+              revoke: Effect.sleep(Duration.millis(2600))
+            }))
+        },
+        {
+          name: "session logged out",
+          open: (dev) =>
+            Effect.succeed({
+              headers: { cookie: dev.dev.cookie },
+              revoke: request("POST", "/platform/dashboard/logout", { cookie: dev.dev.cookie })
+            })
+        }
+      ]
+      yield* Effect.forEach(cases, (c) =>
+        Effect.gen(function*() {
+          const dev = yield* developer
+          const { headers, revoke } = yield* c.open(dev)
+          const stream = yield* openStream(dev, headers)
+          const before = yield* written(dev)
+          yield* stream.until(before)
+          yield* revoke
+          expect(Option.isSome(yield* stream.end(Duration.seconds(8))), c.name).toBe(true)
+          expect(stream.received.map((f) => f.id), c.name).toEqual([before])
+          expect((yield* probe("GET", "/platform/v1/events/stream", { headers }, 3000)).status, c.name).toBe(401)
+        }), { concurrency: "unbounded" })
+    }), 40_000)
+
+  it.scoped("a stream whose key stays valid stays open past the credential checks", () =>
+    Effect.gen(function*() {
+      const dev = yield* developer
+      const stream = yield* openStream(dev)
+      yield* Effect.sleep(Duration.seconds(6))
+      const later = yield* written(dev)
+      expect(yield* stream.until(later)).toEqual([later])
+      expect(stream.isEnded()).toBe(false)
+    }), 20_000)
 })
 
 const poll = (p: Partial<StreamPoll> & Pick<StreamPoll, "at" | "xmin">): StreamPoll => ({

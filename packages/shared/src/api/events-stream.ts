@@ -35,7 +35,8 @@ export class EventsGroup extends HttpApiGroup.make("events")
         "One `event:` (the type), `id:` (the event id) and `data:` (the envelope) per event as it is written. " +
           "`Last-Event-ID` resumes after that event within the last 24 hours. Comment lines keep the connection alive. " +
           "`conversation.inactive` is not on the stream: it is sent per subscription, by its `inactivity_minutes`. " +
-          "The stream ends when the server shuts down; reconnect with `Last-Event-ID`."
+          "The stream ends when the server shuts down; reconnect with `Last-Event-ID`. It also ends within 5 s of " +
+          "its key being deactivated, deleted or expiring, or its dashboard session ending; the reconnect is then 401."
       )
   )
   .middleware(InputGuard)
