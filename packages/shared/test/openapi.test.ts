@@ -22,7 +22,7 @@ const operations = Object.entries(doc.paths).flatMap(([path, methods]) =>
   Object.entries(methods).map(([method, op]) => ({ key: `${method.toUpperCase()} ${path}`, op }))
 )
 const find = (key: string) => operations.find((o) => o.key === key)!.op
-const refs = (value: unknown) => JSON.stringify(value).match(/#\/components\/schemas\/\w+/g) ?? []
+const refs = (value: unknown): Array<string> => JSON.stringify(value).match(/#\/components\/schemas\/\w+/g) ?? []
 
 describe("the OpenAPI document", () => {
   it("gives every operation a summary and every tag a readable name and a description", () => {
