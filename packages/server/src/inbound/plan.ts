@@ -115,6 +115,17 @@ const at = (u: unknown, ...path: Array<string | number>): unknown => {
 
 const MEDIA_TYPES = new Set(["image", "video", "audio", "document", "sticker"])
 
+/*
+ * A `messages` change whose value does not decode still arrives here through the
+ * catch-all change member, typed but unchecked: an item without the strings its
+ * row needs (an id above all) would fail the whole statement, a 500 that Meta
+ * retries for days. Such items are skipped and the change is forwarded as it came.
+ */
+const isString = (u: unknown): u is string => typeof u === "string"
+const wellFormedMessage = (m: { readonly id?: unknown; readonly type?: unknown }, peer: unknown) =>
+  isString(m.id) && isString(m.type) && isString(peer)
+const wellFormedStatus = (s: { readonly id?: unknown; readonly status?: unknown }) => isString(s.id) && isString(s.status)
+
 /** The text a WhatsApp message shows, its media id and its stored payload (the type's object plus context). */
 export const waMessageContent = (
   m: WaMessage,
@@ -269,8 +280,11 @@ export const buildPlan = (
             statuses?: ReadonlyArray<{ id: string; status: string; errors?: ReadonlyArray<never> }>
           }
           const hasMessages = (v.messages?.length ?? 0) > 0
-          select(channel, ei, ci, !hasMessages || (v.statuses?.length ?? 0) > 0)
+          const malformed = (v.messages?.some((m) => !wellFormedMessage(m, m.from)) ?? false) ||
+            (v.statuses?.some((s) => !wellFormedStatus(s)) ?? false)
+          select(channel, ei, ci, !hasMessages || (v.statuses?.length ?? 0) > 0 || malformed)
           v.messages?.forEach((m, mi) => {
+            if (!wellFormedMessage(m, m.from)) return
             const contact = v.contacts?.find((c) => c.wa_id === m.from || c.user_id === m.from) ??
               (v.contacts?.length === 1 ? v.contacts[0] : undefined)
             const peer = m.from
@@ -297,6 +311,7 @@ export const buildPlan = (
             })
           })
           for (const s of v.statuses ?? []) {
+            if (!wellFormedStatus(s)) continue
             statuses.push({
               i: seq++,
               channel_id: channel.id,
@@ -308,9 +323,9 @@ export const buildPlan = (
           }
         } else if (change.field === "smb_message_echoes") {
           const v = change.value as { message_echoes?: ReadonlyArray<WaMessage & { to?: string }> }
-          select(channel, ei, ci, false)
+          select(channel, ei, ci, v.message_echoes?.some((m) => !wellFormedMessage(m, m.to)) ?? false)
           v.message_echoes?.forEach((m, mi) => {
-            if (m.to === undefined) return
+            if (m.to === undefined || !wellFormedMessage(m, m.to)) return
             const { body, media_id, payload } = waMessageContent(m, at(rawValue, "message_echoes", mi))
             messages.push({
               i: seq++,

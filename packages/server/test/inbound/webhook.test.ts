@@ -443,4 +443,30 @@ layer(TestInbound(), { excludeTestServices: true })("/webhook/incoming", (it) =>
       const events = yield* eventsOf(ch.accountId)
       expect(events.map((e) => e.event_type)).toEqual(["conversation.created", "message.received", "message.received"])
     }))
+
+  it.effect("a messages change with a status or message lacking its id is 200: the well-formed items are applied, the body forwarded", () =>
+    Effect.gen(function*() {
+      const ch = yield* createChannel({ webhookUrl: "https://hooks.example.com/raw" })
+      const peer = "5511900001111"
+      const mid = yield* sentMessage(ch.channelId, ch.accountId, peer)
+      const payload = waEnvelope([{
+        id: ch.line.waba_id,
+        changes: [messagesChange(ch.line, {
+          messages: [{ from: peer, timestamp: "1700000000", type: "text", text: { body: "no id" } }, textMessage(peer, "with id")],
+          statuses: [{ status: "read", timestamp: "1700000000" }, { id: mid, status: "delivered", timestamp: "1700000000", recipient_id: peer }]
+        })]
+      }])
+      const answer = yield* postInbound(payload)
+      expect(answer.status, JSON.stringify(answer.body)).toBe(200)
+      expect(answer.body).toEqual({ status: "platform", forwarded: true })
+      expect((yield* statusOf(mid))!.status).toBe("delivered")
+      const inbound = yield* rows<{ text: string }>((sql) => sql`
+        select text from messages where platform_channel_id = ${ch.channelId} and direction = 'inbound'`)
+      expect(inbound).toEqual([{ text: "with id" }])
+      const forwarded = yield* rows<{ body: string }>((sql) => sql`
+        select body from platform_deliveries where platform_channel_id = ${ch.channelId}`)
+      expect(forwarded.map((f) => JSON.parse(f.body))).toEqual([payload])
+      const events = yield* eventsOf(ch.accountId)
+      expect(events.map((e) => e.event_type).sort()).toEqual(["conversation.created", "message.delivered", "message.received"])
+    }))
 })
