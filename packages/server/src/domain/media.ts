@@ -124,6 +124,16 @@ const mediaFailed = (mediaId: string) => (e: UpstreamFailure | UpstreamRequestIn
     ? new NotFound({ message: `media ${mediaId} not found on this channel (deleted, expired or never uploaded)` })
     : upstreamFailed(e)
 
+/** A URL's last path segment, percent-decoded unless its escapes are malformed (`%E0%A4%A` stays as written). */
+const filenameOf = (url: string) => {
+  const segment = new URL(url).pathname.split("/").pop() ?? ""
+  try {
+    return decodeURIComponent(segment) || "file"
+  } catch {
+    return segment || "file"
+  }
+}
+
 const downloadRefusal = (url: string, e: SafeDownloadError, cap: number) => {
   switch (e._tag) {
     case "SsrfRejected":
@@ -259,7 +269,7 @@ export class Media extends Effect.Service<Media>()("@platform/server/Media", {
       if (!contentMatches(mime, downloaded.bytes)) {
         return yield* issue(["mime_type"], `the file at url is not ${mime}`, input.mime_type, { mime_type: mime })
       }
-      const filename = decodeURIComponent(new URL(input.url).pathname.split("/").pop() || "") || "file"
+      const filename = filenameOf(input.url)
       const result = yield* upstream.uploadMedia(channel.creds, { data: downloaded.bytes, mime_type: mime, filename }).pipe(
         Effect.mapError(upstreamFailed)
       )

@@ -212,6 +212,19 @@ layer(MessagingTestServer(), { timeout: 120_000, excludeTestServices: true })("m
       expect(redirect.status).toBe(422)
       expect(redirect.body.detail[0].loc).toEqual(["body", "url"])
     }))
+
+  it.effect("a URL source's file name is its last path segment, decoded when it can be and kept as written when not", () =>
+    Effect.gen(function*() {
+      const s = yield* ctx
+      const base = yield* receiverUrl()
+      const q = yield* sql
+      for (const [path, filename] of [["/ga%C3%A7o%20azul.png", "gaço azul.png"], ["/a%E0%A4%A.png", "a%E0%A4%A.png"]] as const) {
+        const up = yield* request("POST", "/platform/v1/media", { key: s.key, body: { channel_id: s.chat, url: `${base}${path}`, mime_type: "image/png" } })
+        expect(up.status, up.text).toBe(200)
+        const [row] = yield* q<{ filename: string }>`select filename from media where media_id = ${up.body.media_id}`
+        expect(row!.filename).toBe(filename)
+      }
+    }))
 })
 
 /** URL forms the SSRF guard refuses; the route must answer 422 before any connection is made. */
