@@ -24,31 +24,51 @@ const MB = 1024 * 1024
 
 export type MediaKind = "image" | "sticker" | "video" | "audio" | "document"
 
-/** What the chat upstream accepts per kind (WhatsApp Cloud API "Supported media types"): MIME types and size caps. */
-export const MEDIA_KINDS: ReadonlyArray<{ readonly kind: MediaKind; readonly maxBytes: number; readonly mimeTypes: ReadonlyArray<string> }> = [
-  { kind: "image", maxBytes: 5 * MB, mimeTypes: ["image/jpeg", "image/png"] },
-  { kind: "sticker", maxBytes: 500 * KB, mimeTypes: ["image/webp"] },
-  { kind: "video", maxBytes: 16 * MB, mimeTypes: ["video/mp4", "video/3gpp"] },
-  { kind: "audio", maxBytes: 16 * MB, mimeTypes: ["audio/aac", "audio/amr", "audio/mpeg", "audio/mp4", "audio/ogg"] },
-  {
-    kind: "document",
-    maxBytes: 100 * MB,
-    mimeTypes: [
-      "text/plain",
-      "application/pdf",
-      "application/msword",
-      "application/vnd.ms-excel",
-      "application/vnd.ms-powerpoint",
-      "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
-      "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-      "application/vnd.openxmlformats-officedocument.presentationml.presentation"
-    ]
-  }
-]
+interface KindRule {
+  readonly kind: MediaKind
+  readonly maxBytes: number
+  readonly mimeTypes: ReadonlyArray<string>
+}
+
+/** What each upstream accepts per kind: MIME types and size caps. */
+export const MEDIA_KINDS: { readonly [K in UsableChannel["type"]]: ReadonlyArray<KindRule> } = {
+  // WhatsApp Cloud API "Supported media types".
+  chat: [
+    { kind: "image", maxBytes: 5 * MB, mimeTypes: ["image/jpeg", "image/png"] },
+    { kind: "sticker", maxBytes: 500 * KB, mimeTypes: ["image/webp"] },
+    { kind: "video", maxBytes: 16 * MB, mimeTypes: ["video/mp4", "video/3gpp"] },
+    { kind: "audio", maxBytes: 16 * MB, mimeTypes: ["audio/aac", "audio/amr", "audio/mpeg", "audio/mp4", "audio/ogg"] },
+    {
+      kind: "document",
+      maxBytes: 100 * MB,
+      mimeTypes: [
+        "text/plain",
+        "application/pdf",
+        "application/msword",
+        "application/vnd.ms-excel",
+        "application/vnd.ms-powerpoint",
+        "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+        "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+        "application/vnd.openxmlformats-officedocument.presentationml.presentation"
+      ]
+    }
+  ],
+  // Instagram messaging's Attachment Upload API: image png, jpeg, gif 8 MB; video mp4, ogg, avi,
+  // mov, webm, audio aac, m4a, wav, mp4 and file pdf 25 MB.
+  social: [
+    { kind: "image", maxBytes: 8 * MB, mimeTypes: ["image/jpeg", "image/png", "image/gif"] },
+    { kind: "video", maxBytes: 25 * MB, mimeTypes: ["video/mp4", "video/ogg", "video/x-msvideo", "video/quicktime", "video/webm"] },
+    { kind: "audio", maxBytes: 25 * MB, mimeTypes: ["audio/aac", "audio/mp4", "audio/x-m4a", "audio/wav", "audio/x-wav"] },
+    { kind: "document", maxBytes: 25 * MB, mimeTypes: ["application/pdf"] }
+  ]
+}
 
 const baseMime = (mime: string) => mime.split(";")[0]!.trim().toLowerCase()
 
-export const mediaKindOf = (mime: string) => MEDIA_KINDS.find((k) => k.mimeTypes.includes(baseMime(mime)))
+export const mediaKindOf = (channel: UsableChannel["type"], mime: string) =>
+  MEDIA_KINDS[channel].find((k) => k.mimeTypes.includes(baseMime(mime)))
+
+const supported = (channel: UsableChannel["type"]) => MEDIA_KINDS[channel].flatMap((k) => k.mimeTypes).join(", ")
 
 const ascii = (bytes: Uint8Array, from: number, text: string) =>
   text.split("").every((c, i) => bytes[from + i] === c.charCodeAt(0))
@@ -61,6 +81,14 @@ const SIGNATURES: Readonly<Record<string, (b: Uint8Array) => boolean>> = {
   "image/jpeg": (b) => b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff,
   "image/png": (b) => ascii(b, 1, "PNG") && b[0] === 0x89,
   "image/webp": (b) => ascii(b, 0, "RIFF") && ascii(b, 8, "WEBP"),
+  "image/gif": (b) => ascii(b, 0, "GIF8"),
+  "video/ogg": (b) => ascii(b, 0, "OggS"),
+  "video/webm": (b) => b[0] === 0x1a && b[1] === 0x45 && b[2] === 0xdf && b[3] === 0xa3,
+  "video/x-msvideo": (b) => ascii(b, 0, "RIFF") && ascii(b, 8, "AVI "),
+  "video/quicktime": (b) => ["ftyp", "moov", "mdat", "wide", "free", "skip"].some((atom) => ascii(b, 4, atom)),
+  "audio/x-m4a": (b) => ascii(b, 4, "ftyp"),
+  "audio/wav": (b) => ascii(b, 0, "RIFF") && ascii(b, 8, "WAVE"),
+  "audio/x-wav": (b) => ascii(b, 0, "RIFF") && ascii(b, 8, "WAVE"),
   "video/mp4": (b) => ascii(b, 4, "ftyp"),
   "video/3gpp": (b) => ascii(b, 4, "ftyp"),
   "audio/mp4": (b) => ascii(b, 4, "ftyp"),
@@ -224,9 +252,9 @@ export class Media extends Effect.Service<Media>()("@platform/server/Media", {
     const streamFile = (channel: UsableChannel, part: Multipart.File) =>
       Effect.gen(function*() {
         const mime = baseMime(part.contentType)
-        const kind = mediaKindOf(mime)
+        const kind = mediaKindOf(channel.type, mime)
         if (kind === undefined) {
-          return yield* issue(["file"], `unsupported media type ${mime || "(none)"}; supported: ${MEDIA_KINDS.flatMap((k) => k.mimeTypes).join(", ")}`, part.name, { mime_type: mime })
+          return yield* issue(["file"], `unsupported media type ${mime || "(none)"}; supported on ${channel.type} channels: ${supported(channel.type)}`, part.name, { mime_type: mime })
         }
         let total = 0
         let refused: ValidationFailed | undefined
@@ -255,9 +283,9 @@ export class Media extends Effect.Service<Media>()("@platform/server/Media", {
     const uploadFromUrl = Effect.fn("Media.uploadFromUrl")(function*(accountId: number, input: MediaFromUrl) {
       const channel = yield* channels.get(accountId, input.channel_id)
       const mime = baseMime(input.mime_type)
-      const kind = mediaKindOf(mime)
+      const kind = mediaKindOf(channel.type, mime)
       if (kind === undefined) {
-        return yield* issue(["mime_type"], `unsupported media type ${mime}; supported: ${MEDIA_KINDS.flatMap((k) => k.mimeTypes).join(", ")}`, input.mime_type)
+        return yield* issue(["mime_type"], `unsupported media type ${mime}; supported on ${channel.type} channels: ${supported(channel.type)}`, input.mime_type)
       }
       const downloaded = yield* safeDownload(input.url, {
         allowLocal: config.unsafeAllowLocalTargets,

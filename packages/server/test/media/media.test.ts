@@ -181,6 +181,35 @@ layer(MessagingTestServer(), { timeout: 120_000, excludeTestServices: true })("m
       }))
   }
 
+  // Instagram's Attachment Upload API: image png/jpeg/gif 8 MB; video mp4/ogg/avi/mov/webm, audio aac/m4a/wav/mp4, file pdf 25 MB.
+  const GIF = new Uint8Array([...Buffer.from("GIF89a"), ...Array.from({ length: 100 }, (_, i) => i % 256)])
+  const DOCX = new Uint8Array([...Buffer.from("PK\u0003\u0004"), ...Array.from({ length: 100 }, (_, i) => i % 256)])
+  const bigPng = (size: number) => {
+    const b = new Uint8Array(size)
+    b.set(PNG.subarray(0, 8))
+    return b
+  }
+  const BY_KIND: ReadonlyArray<readonly [string, "chat" | "social", Blob, string, number, RegExp | null]> = [
+    ["a GIF is taken on social", "social", blob(GIF, "image/gif"), "a.gif", 200, null],
+    ["a GIF is refused on chat", "chat", blob(GIF, "image/gif"), "a.gif", 422, /unsupported media type image\/gif/],
+    ["a 6 MB PNG is taken on social (8 MB cap)", "social", blob(bigPng(6 * 1024 * 1024), "image/png"), "big.png", 200, null],
+    ["a 6 MB PNG is refused on chat (5 MB cap)", "chat", blob(bigPng(6 * 1024 * 1024), "image/png"), "big.png", 422, /at most 5 MB/],
+    ["a Word document is refused on social (PDF only)", "social", blob(DOCX, "application/vnd.openxmlformats-officedocument.wordprocessingml.document"), "a.docx", 422, /unsupported media type/],
+    ["a Word document is taken on chat", "chat", blob(DOCX, "application/vnd.openxmlformats-officedocument.wordprocessingml.document"), "a.docx", 200, null]
+  ]
+  for (const [name, kind, file, filename, status, msg] of BY_KIND) {
+    it.effect(`${name}: ${status}`, () =>
+      Effect.gen(function*() {
+        const s = yield* ctx
+        const reply = yield* upload(s.key, [["channel_id", String(s[kind])], ["file", file, filename]])
+        expect(reply.status, reply.text).toBe(status)
+        if (msg !== null) {
+          expect(reply.body.detail[0].loc).toEqual(["body", "file"])
+          expect(reply.body.detail[0].msg).toMatch(msg)
+        }
+      }))
+  }
+
   it.effect("media of a social channel has no upstream URL lookup: GET url is 400 chat_only", () =>
     Effect.gen(function*() {
       const s = yield* ctx

@@ -25,9 +25,10 @@ export class MediaGroup extends HttpApiGroup.make("media")
       .annotate(OpenApi.Summary, "Upload media from a file (multipart) or a public URL (JSON)")
       .annotate(
         OpenApi.Description,
-        "multipart/form-data: `channel_id` (before `file`) and `file`, streamed to the upstream; caps: image 5 MB, " +
-          "video and audio 16 MB, document 100 MB, sticker (image/webp) 500 KB; the MIME type must be one the upstream " +
-          "accepts and match the content. application/json: `{channel_id, url, mime_type}`; the URL passes the SSRF " +
+        "multipart/form-data: `channel_id` (before `file`) and `file`, streamed to the upstream; caps on chat channels: " +
+          "image 5 MB, video and audio 16 MB, document 100 MB, sticker (image/webp) 500 KB; on social channels: image " +
+          "(jpeg, png, gif) 8 MB, video, audio and document (pdf only) 25 MB; the MIME type must be one the channel's " +
+          "upstream accepts and match the content. application/json: `{channel_id, url, mime_type}`; the URL passes the SSRF " +
           "guard before any fetch and the download is capped the same way. The service stores no binaries."
       )
   )
