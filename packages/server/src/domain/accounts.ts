@@ -19,6 +19,7 @@ import {
 } from "@platform/shared"
 import { Effect, Option } from "effect"
 import { hashPassword, verifyPassword } from "../crypto/passwords.js"
+import { lockAccount } from "./account-lock.js"
 import { Usage } from "./usage.js"
 
 interface UserRow {
@@ -142,12 +143,16 @@ export class Accounts extends Effect.Service<Accounts>()("@platform/server/Accou
     /** Owner only; a plan must have room for the channels already connected (no silent disconnects). */
     const changePlan = Effect.fn("Accounts.changePlan")(function*(accountId: number, role: Role, plan: Plan) {
       if (role !== "owner") return yield* new InsufficientRole({ message: "only the owner can change the plan" })
-      const rows = yield* sql<{ id: number }>`
-        update developer_accounts set plan = ${plan}, updated_at = now()
-        where id = ${accountId}
-          and (select count(*) from platform_channels c
-               where c.developer_account_id = ${accountId} and c.status = 'connected') <= ${PLAN_LIMITS[plan].channels}
-        returning id`.pipe(Effect.orDie)
+      // Serialized with connects by the account's lock; the channels are counted after it (see lockAccount).
+      const rows = yield* sql.withTransaction(Effect.zipRight(
+        lockAccount(sql, accountId),
+        sql<{ id: number }>`
+          update developer_accounts set plan = ${plan}, updated_at = now()
+          where id = ${accountId}
+            and (select count(*) from platform_channels c
+                 where c.developer_account_id = ${accountId} and c.status = 'connected') <= ${PLAN_LIMITS[plan].channels}
+          returning id`
+      )).pipe(Effect.orDie)
       if (rows.length === 0) {
         return yield* new Conflict({
           message: `the ${plan} plan allows ${PLAN_LIMITS[plan].channels} channel(s); disconnect channels first`

@@ -20,6 +20,7 @@ import { Secrets } from "../crypto/secrets.js"
 import { checkUrl } from "../delivery/ssrf.js"
 import { channelRoutesChanged } from "../inbound/router.js"
 import { announcingEvents } from "../delivery/wakeup.js"
+import { lockAccount } from "./account-lock.js"
 import { ChannelCredentialsCache } from "./channel-credentials.js"
 import { ChannelOnboarding } from "./channel-onboarding.js"
 import { Events } from "./events.js"
@@ -181,15 +182,11 @@ export class Channels extends Effect.Service<Channels>()("@platform/server/Chann
     })
 
     const planCheck = Effect.fn("Channels.planCheck")(function*(accountId: number, lock: boolean) {
-      const [row] = yield* (lock
-        ? sql<{ plan: Plan; connected: number }>`
-            select a.plan, (select count(*)::int from platform_channels c
-              where c.developer_account_id = a.id and c.status = 'connected') as connected
-            from developer_accounts a where a.id = ${accountId} for update`
-        : sql<{ plan: Plan; connected: number }>`
-            select a.plan, (select count(*)::int from platform_channels c
-              where c.developer_account_id = a.id and c.status = 'connected') as connected
-            from developer_accounts a where a.id = ${accountId}`).pipe(Effect.orDie)
+      if (lock) yield* lockAccount(sql, accountId) // then counted by a statement of its own (see lockAccount)
+      const [row] = yield* sql<{ plan: Plan; connected: number }>`
+        select a.plan, (select count(*)::int from platform_channels c
+          where c.developer_account_id = a.id and c.status = 'connected') as connected
+        from developer_accounts a where a.id = ${accountId}`.pipe(Effect.orDie)
       const plan = row?.plan ?? "free"
       const max = PLAN_LIMITS[plan].channels
       if ((row?.connected ?? 0) >= max) {
