@@ -12,6 +12,7 @@ import {
 } from "@platform/sdk"
 import { Command, CommanderError } from "commander"
 import { channels } from "./commands/channels/index.js"
+import { conversations } from "./commands/conversations/index.js"
 import { deliveries } from "./commands/deliveries/index.js"
 import { events } from "./commands/events/index.js"
 import { help } from "./commands/help/help.js"
@@ -48,6 +49,7 @@ export const buildProgram = (ctx: Context): Command => {
     .addCommand(markRead(ctx))
     .addCommand(media(ctx))
     .addCommand(channels(ctx))
+    .addCommand(conversations(ctx))
     .addCommand(subscriptions(ctx))
     .addCommand(deliveries(ctx))
     .addCommand(events(ctx))

@@ -35,6 +35,10 @@ const cases: ReadonlyArray<Case> = [
   { argv: ["media", "url", "m9", "--channel", "7"], route: ["get", "/platform/v1/media/:id/url"], reply: { json: { channel_id: 7, url: "http://localhost:8080/m9", mime_type: "image/png", file_size: 3 } }, method: "GET", path: "/platform/v1/media/m9/url", query: { channel_id: "7" } },
   { argv: ["media", "delete", "m9", "--channel", "7"], route: ["delete", "/platform/v1/media/:id"], reply: { json: { deleted: true } }, method: "DELETE", path: "/platform/v1/media/m9", query: { channel_id: "7" } },
   { argv: ["channels", "list"], route: ["get", "/platform/v1/channels"], reply: { json: [f.channel] }, method: "GET", path: "/platform/v1/channels" },
+  { argv: ["channels", "list", "--type", "social"], route: ["get", "/platform/v1/channels"], reply: { json: [{ ...f.channel, type: "social" }] }, method: "GET", path: "/platform/v1/channels", query: { type: "social" } },
+  { argv: ["channels", "inbound", "7", "--off"], route: ["patch", "/platform/v1/channels/:id/inbound"], reply: { json: { ...f.channel, inbound_enabled: false } }, method: "PATCH", path: "/platform/v1/channels/7/inbound", body: { enabled: false } },
+  { argv: ["channels", "inbound", "7", "--on"], route: ["patch", "/platform/v1/channels/:id/inbound"], reply: { json: { ...f.channel, inbound_enabled: true } }, method: "PATCH", path: "/platform/v1/channels/7/inbound", body: { enabled: true } },
+  { argv: ["conversations", "update", "31", "--status", "ended"], route: ["patch", "/platform/v1/conversations/:id"], reply: { json: f.conversation }, method: "PATCH", path: "/platform/v1/conversations/31", body: { status: "ended" } },
   { argv: ["subscriptions", "create", "--url", "https://example.com/webhooks", "--events", "message.sent,message.read", "--channel", "7", "--header", "X-Team: core", "--buffer-window", "5", "--inactive"], route: ["post", subs], reply: { status: 201, json: { ...f.subscription, secret: "whsec_abc" } }, method: "POST", path: subs, body: { target_url: "https://example.com/webhooks", event_types: ["message.sent", "message.read"], platform_channel_id: 7, custom_headers: { "X-Team": "core" }, buffer_window_seconds: 5, is_active: false } },
   { argv: ["subscriptions", "list", "--limit", "5"], route: ["get", subs], reply: { json: { data: [f.subscription], has_more: false, next_cursor: null } }, method: "GET", path: subs, query: { limit: "5" } },
   { argv: ["subscriptions", "get", "11"], route: ["get", `${subs}/:id`], reply: { json: f.subscription }, method: "GET", path: `${subs}/11` },
@@ -96,12 +100,12 @@ describe("commands", () => {
   })
 
   it("channels list prints a table for people, without colour codes off a terminal", async () => {
-    api.on("get", "/platform/v1/channels", { json: [f.channel, { ...f.channel, channel_id: 8, type: "social", name: null, username: "shop", status: "inactive" }] })
+    api.on("get", "/platform/v1/channels", { json: [f.channel, { ...f.channel, channel_id: 8, type: "social", name: null, username: "shop", status: "inactive", inbound_enabled: false }] })
     const ran = await cli(["channels", "list"])
     const lines = ran.stdout.trimEnd().split("\n")
-    expect(lines[0]).toMatch(/^ID\s+TYPE\s+NAME\s+STATUS\s+QUALITY\s+CREATED$/)
-    expect(lines[1]).toMatch(/^7\s+chat\s+Support line\s+active\s+GREEN/)
-    expect(lines[2]).toMatch(/^8\s+social\s+shop\s+inactive/)
+    expect(lines[0]).toMatch(/^ID\s+TYPE\s+NAME\s+STATUS\s+INBOUND\s+QUALITY\s+CREATED$/)
+    expect(lines[1]).toMatch(/^7\s+chat\s+Support line\s+active\s+on\s+GREEN/)
+    expect(lines[2]).toMatch(/^8\s+social\s+shop\s+inactive\s+off/)
     expect(ran.stdout).not.toContain("\u001b[")
   })
 

@@ -35,6 +35,16 @@ describe("CLI against the real server", () => {
     expect(channels.map((c) => c.channel_id)).toContain(server.channelId)
   })
 
+  it("channels list --type filters; channels inbound --off and --on switch the kill-switch", async () => {
+    expect((await json(["channels", "list", "--type", "chat"])).map((c: { channel_id: number }) => c.channel_id)).toContain(server.channelId)
+    expect(await json(["channels", "list", "--type", "social"])).toEqual([])
+    expect(await json(["channels", "inbound", String(server.channelId), "--off"])).toMatchObject({ channel_id: server.channelId, inbound_enabled: false })
+    const table = await cli(["channels", "list"], { env: env() })
+    expect(table.stdout).toMatch(new RegExp(`\\n${server.channelId}\\s+chat\\s.*\\sactive\\s+off\\s`))
+    const on = await cli(["channels", "inbound", String(server.channelId), "--on"], { env: env() })
+    expect(on).toMatchObject({ code: 0, stdout: `✓ Inbound on for channel ${server.channelId}\n` })
+  })
+
   it("channels list prints a table", async () => {
     const ran = await cli(["channels", "list"], { env: env() })
     expect(ran.code).toBe(0)
@@ -94,11 +104,12 @@ describe("CLI against the real server", () => {
     expect(again).toMatchObject({ event_id: full.event_id })
     await receiver.next((x) => x.headers["x-platform-delivery-id"] === String(again.id))
 
-    // One row a page (the redelivery, then older ones): the first page's cursor leads to the next, older row.
-    const first = await json(["deliveries", "list", "--subscription", String(subscription.id), "--limit", "1"])
+    // One row a page (the redelivery, then the first delivery): the first page's cursor leads to the next, older row.
+    const sentRows = ["deliveries", "list", "--subscription", String(subscription.id), "--event-type", "message.sent", "--limit", "1"]
+    const first = await json(sentRows)
     expect(first).toMatchObject({ has_more: true, next_cursor: expect.any(String), data: [{ id: again.id }] })
-    const second = await json(["deliveries", "list", "--subscription", String(subscription.id), "--limit", "1", "--after", first.next_cursor])
-    expect(second.data[0].id).toBeLessThan(again.id)
+    const second = await json([...sentRows, "--after", first.next_cursor])
+    expect(second).toMatchObject({ has_more: false, next_cursor: null, data: [{ id: deliveryId }] })
   }, 60_000)
 
   it("events tail --since replays the events after an id; --count ends it with exit 0", async () => {
@@ -153,6 +164,11 @@ describe("CLI against the real server", () => {
       // mark-read of the inbound message just received.
       const read = await json(["mark-read", "--channel", String(server.channelId), "--message-id", message_id])
       expect(read).toMatchObject({ message_id })
+
+      // The conversation the message opened can be ended and re-activated.
+      const conversationId = String(forwarded!.json.data.conversation_id)
+      expect(await json(["conversations", "update", conversationId, "--status", "ended"])).toMatchObject({ peer_id: from, status: "ended", ended_at: expect.any(String) })
+      expect(await json(["conversations", "update", conversationId, "--status", "active"])).toMatchObject({ peer_id: from, status: "active" })
     } finally {
       await local.close()
     }

@@ -44,6 +44,9 @@ describe("exit codes", () => {
     ["an invalid choice", ["send", "media", "--channel", "7", "--to", "1", "--type", "gif", "--id", "m"], /Allowed choices are image, video, audio, document, sticker/],
     ["two media sources", ["send", "media", "--channel", "7", "--to", "1", "--type", "image", "--id", "m", "--link", "https://x.test/a.png"], /exactly one of --link, --id or --file/],
     ["an update without fields", ["subscriptions", "update", "11"], /nothing to update/],
+    ["channels inbound without --on or --off", ["channels", "inbound", "7"], /exactly one of --on or --off/],
+    ["channels inbound with --on and --off", ["channels", "inbound", "7", "--on", "--off"], /exactly one of --on or --off/],
+    ["conversations update without --status", ["conversations", "update", "31"], /required option '--status <status>' not specified/],
     ["a relative --forward-to", ["listen", "--forward-to", "localhost:3000"], /must be an absolute URL|--forward-to/],
     ["an unknown help topic", ["help", "nope"], /no help topic or command "nope"/]
   ] as const
