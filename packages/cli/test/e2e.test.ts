@@ -197,6 +197,13 @@ describe("CLI against the real server", () => {
       description: "renamed",
       event_types: ["message.sent", "message.received"]
     })
+    expect(await json(["subscriptions", "update", id, "--buffer-window", "5", "--header", "X-Team: cli"])).toMatchObject({ buffer_window_seconds: 5, custom_headers: { "X-Team": "cli" } })
+    expect(await json(["subscriptions", "update", id, "--no-description", "--no-buffer-window", "--no-header", "--no-events"])).toMatchObject({
+      description: null,
+      buffer_window_seconds: null,
+      custom_headers: null,
+      event_types: []
+    })
     expect(await json(["subscriptions", "resume", id])).toMatchObject({ is_paused: false })
     const rotated = await json(["subscriptions", "rotate-secret", id])
     expect(rotated.secret).toMatch(/^whsec_/)

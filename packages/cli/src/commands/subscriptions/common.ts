@@ -3,7 +3,7 @@ import type { Command } from "commander"
 import type { Context } from "../../context.js"
 import type { Column } from "../../output.js"
 import { truncate } from "../../output.js"
-import { header, int, list } from "../util.js"
+import { defined, header, int, list } from "../util.js"
 
 /** The body options shared by create and update. */
 export const bodyOptions = (cmd: Command): Command =>
@@ -16,16 +16,33 @@ export const bodyOptions = (cmd: Command): Command =>
     .option("--buffer-max-batch <n>", "send a batch once it holds this many events (1..100)", int)
     .option("--inactivity-minutes <n>", "emit conversation.inactive after this many idle minutes (1..1440)", int)
 
-/** Maps the shared options to body fields. */
-export const bodyFrom = (o: Record<string, unknown>) => ({
-  ...(o.events !== undefined ? { event_types: o.events as never } : {}),
-  ...(o.channel !== undefined ? { platform_channel_id: o.channel as number } : {}),
-  ...(o.description !== undefined ? { description: o.description as string } : {}),
-  ...(o.header !== undefined ? { custom_headers: o.header as Record<string, string> } : {}),
-  ...(o.bufferWindow !== undefined ? { buffer_window_seconds: o.bufferWindow as number } : {}),
-  ...(o.bufferMaxBatch !== undefined ? { buffer_max_batch: o.bufferMaxBatch as number } : {}),
-  ...(o.inactivityMinutes !== undefined ? { inactivity_minutes: o.inactivityMinutes as number } : {})
-})
+/** The `--no-<option>` forms of update, which clear a field (`false` from commander becomes null, or [] for --no-events). */
+export const clearOptions = (cmd: Command): Command =>
+  cmd
+    .option("--no-events", "every event type but message.received (catch-all)")
+    .option("--no-channel", "events of every channel")
+    .option("--no-description", "remove the description")
+    .option("--no-header", "remove every custom header")
+    .option("--no-buffer-window", "deliver each event at once (no batching)")
+    .option("--no-buffer-max-batch", "no batch size limit")
+    .option("--no-inactivity-minutes", "no conversation.inactive events")
+
+/** A field's value: undefined when the option is absent, null when it was cleared with its `--no-` form. */
+const value = <T>(v: unknown): T | null | undefined => (v === false ? null : (v as T | undefined))
+
+/** Maps the shared options (and update's `--no-` forms) to body fields. */
+export const bodyFrom = (o: Record<string, unknown>) => {
+  const fields = {
+    event_types: o.events === false ? [] : (o.events as never),
+    platform_channel_id: value<number>(o.channel),
+    description: value<string>(o.description),
+    custom_headers: value<Record<string, string>>(o.header),
+    buffer_window_seconds: value<number>(o.bufferWindow),
+    buffer_max_batch: value<number>(o.bufferMaxBatch),
+    inactivity_minutes: value<number>(o.inactivityMinutes)
+  }
+  return defined(fields) as Partial<ReturnType<typeof defined<typeof fields>>>
+}
 
 /** A subscription's state in one word. */
 export const state = (ctx: Context, s: WebhookSubscription): string =>

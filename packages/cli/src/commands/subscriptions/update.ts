@@ -1,9 +1,9 @@
 import { usage } from "../../context.js"
 import { command, int, type CommandFactory } from "../util.js"
-import { bodyFrom, bodyOptions, printSubscription } from "./common.js"
+import { bodyFrom, bodyOptions, clearOptions, printSubscription } from "./common.js"
 
 export const subscriptionsUpdate: CommandFactory = (ctx) =>
-  bodyOptions(command("update", "Change fields of a subscription"))
+  clearOptions(bodyOptions(command("update", "Change fields of a subscription")))
     .argument("<id>", "subscription id", int)
     .option("--url <target_url>", "new target URL")
     .option("--active", "switch it on")
