@@ -227,4 +227,19 @@ describe("CLI against the real server", () => {
     const again = await cli(["channels", "list", "--json"], { env: { XDG_CONFIG_HOME: home, PLATFORM_API_KEY: undefined, PLATFORM_BASE_URL: undefined } })
     expect(again.code).toBe(0)
   })
+
+  it("send interactive, contacts and catalog reach the sandbox as their types; send media --reply-to replies", async () => {
+    const to = ["--channel", String(server.channelId), "--to", peer()]
+    const sends: ReadonlyArray<readonly [string, ReadonlyArray<string>]> = [
+      ["interactive", ["--interactive", '{"type":"button","body":{"text":"Pick"},"action":{"buttons":[{"type":"reply","reply":{"id":"a","title":"A"}}]}}']],
+      ["contacts", ["--contacts", '[{"name":{"formatted_name":"Ann","first_name":"Ann"},"phones":[{"phone":"+15550001111"}]}]']],
+      ["catalog", ["--interactive", '{"type":"catalog_message","body":{"text":"Our shop"},"action":{"name":"catalog_message"}}']]
+    ]
+    for (const [type, options] of sends) {
+      expect(await json(["send", type, ...to, ...options])).toMatchObject({ channel_id: server.channelId, type, message_id: expect.stringMatching(/^wamid\./) })
+    }
+    const first = await json(["send", "text", ...to, "--text", "the original"])
+    const reply = await json(["send", "media", ...to, "--type", "image", "--link", "https://example.com/a.png", "--reply-to", first.message_id])
+    expect(reply).toMatchObject({ type: "image", message_id: expect.stringMatching(/^wamid\./) })
+  })
 })

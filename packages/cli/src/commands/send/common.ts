@@ -16,3 +16,6 @@ export const printSent = (ctx: Context, result: SendResult): void =>
 
 /** The RequestOptions for an optional --idempotency-key. */
 export const keyOption = (opts: { idempotencyKey?: string }) => (opts.idempotencyKey ? { idempotencyKey: opts.idempotencyKey } : {})
+
+/** The reply-to `context` of a send for an optional --reply-to. */
+export const replyTo = (opts: { replyTo?: string }) => (opts.replyTo ? { context: { message_id: opts.replyTo } } : {})

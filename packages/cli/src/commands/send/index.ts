@@ -1,4 +1,7 @@
 import { command, type CommandFactory } from "../util.js"
+import { sendCatalog } from "./catalog.js"
+import { sendContacts } from "./contacts.js"
+import { sendInteractive } from "./interactive.js"
 import { sendLocation } from "./location.js"
 import { sendMedia } from "./media.js"
 import { sendReaction } from "./reaction.js"
@@ -13,4 +16,7 @@ export const send: CommandFactory = (ctx) =>
     .addCommand(sendMedia(ctx))
     .addCommand(sendReaction(ctx))
     .addCommand(sendLocation(ctx))
+    .addCommand(sendInteractive(ctx))
+    .addCommand(sendContacts(ctx))
+    .addCommand(sendCatalog(ctx))
     .addCommand(sendTyping(ctx))

@@ -1,7 +1,7 @@
 import { Option } from "commander"
 import { usage } from "../../context.js"
 import { command, defined, type CommandFactory } from "../util.js"
-import { keyOption, printSent, sendOptions } from "./common.js"
+import { keyOption, printSent, replyTo, sendOptions } from "./common.js"
 
 const TYPES = ["image", "video", "audio", "document", "sticker"] as const
 
@@ -14,6 +14,7 @@ export const sendMedia: CommandFactory = (ctx) =>
     .option("--caption <text>", "caption (image, video, document)")
     .option("--filename <name>", "file name (document)")
     .option("--voice", "send audio as a voice note (chat)")
+    .option("--reply-to <message_id>", "reply to this message")
     .action(async (o) => {
       const sources = [o.link, o.id, o.file].filter((v) => v !== undefined)
       if (sources.length !== 1) throw usage("give exactly one of --link, --id or --file")
@@ -31,6 +32,6 @@ export const sendMedia: CommandFactory = (ctx) =>
         filename: o.filename as string | undefined,
         voice: o.voice as boolean | undefined
       })
-      const body = { channel_id: o.channel as number, to: o.to as string, type: o.type as (typeof TYPES)[number], media }
+      const body = { channel_id: o.channel as number, to: o.to as string, type: o.type as (typeof TYPES)[number], media, ...replyTo(o) }
       printSent(ctx, await ctx.out.spin("Sending", client.messages.send(body, keyOption(o))))
     })

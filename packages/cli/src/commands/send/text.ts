@@ -1,5 +1,5 @@
 import { command, defined, type CommandFactory } from "../util.js"
-import { keyOption, printSent, sendOptions } from "./common.js"
+import { keyOption, printSent, replyTo, sendOptions } from "./common.js"
 
 export const sendText: CommandFactory = (ctx) =>
   sendOptions(command("text", "Send a text message"))
@@ -8,12 +8,9 @@ export const sendText: CommandFactory = (ctx) =>
     .option("--reply-to <message_id>", "reply to this message")
     .action(async (o) => {
       const client = await ctx.client()
-      const body = defined({
-        channel_id: o.channel as number,
-        to: o.to as string,
-        text: o.text as string,
-        preview_url: o.previewUrl as boolean | undefined,
-        context: o.replyTo ? { message_id: o.replyTo as string } : undefined
-      })
+      const body = {
+        ...defined({ channel_id: o.channel as number, to: o.to as string, text: o.text as string, preview_url: o.previewUrl as boolean | undefined }),
+        ...replyTo(o)
+      }
       printSent(ctx, await ctx.out.spin("Sending", client.messages.sendText(body, keyOption(o))))
     })
