@@ -151,6 +151,26 @@ describe("retry policy", () => {
 })
 
 describe("backoff", () => {
+  it("events.stream waits the Retry-After of a 429 or 503 before reconnecting, and the backoff without one", async () => {
+    const sse = `id: ${f.envelope.id}\nevent: ${f.envelope.event}\ndata: ${JSON.stringify(f.envelope)}\n\n`
+    api.on(
+      "get",
+      "/platform/v1/events/stream",
+      { status: 429, json: { detail: "rate limit exceeded" }, headers: { "retry-after": "7" } },
+      { status: 503, json: null, headers: { "retry-after": "3" } },
+      { status: 503, json: null },
+      { sse: [sse] }
+    )
+    const delays: number[] = []
+    const stream = client().events.stream({ onReconnect: ({ delayMs }) => delays.push(delayMs) })
+    for await (const event of stream) {
+      expect(event.id).toBe(f.envelope.id)
+      stream.close()
+    }
+    expect(delays).toEqual([7000, 3000, 4000])
+    expect(slept).toEqual([7000, 3000, 4000])
+  })
+
   it("uses the schedule and jitter of @platform/shared", () => {
     expect(BACKOFF_SECONDS).toEqual(CLIENT_BACKOFF_SECONDS)
     expect(BACKOFF_JITTER).toBe(CLIENT_BACKOFF_JITTER)

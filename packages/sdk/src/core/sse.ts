@@ -1,4 +1,4 @@
-import { APIError, APIUserAbortError, PlatformError } from "./errors.js"
+import { APIError, APIUserAbortError, PlatformError, parseRetryAfter } from "./errors.js"
 import { BACKOFF_SECONDS, isRetryable, timers } from "./request.js"
 
 /** One Server-Sent Events message. */
@@ -130,6 +130,7 @@ export class EventStream<T> implements AsyncIterable<T> {
     let opened = false
     while (!signal.aborted) {
       let error: unknown
+      let retryAfterMs: number | undefined
       try {
         const body = await this.#connect(this.lastEventId, signal)
         this.#options.onOpen?.({ reconnect: opened })
@@ -142,6 +143,10 @@ export class EventStream<T> implements AsyncIterable<T> {
       } catch (e) {
         if (signal.aborted || e instanceof APIUserAbortError) return
         if (e instanceof APIError && !isRetryable({ kind: "response", status: e.status, body: e.body }, true)) throw e
+        if (e instanceof APIError) {
+          const seconds = parseRetryAfter(e.headers)
+          retryAfterMs = seconds === undefined ? undefined : Math.round(seconds * 1000)
+        }
         error = e
       }
       if (signal.aborted) return
@@ -149,8 +154,9 @@ export class EventStream<T> implements AsyncIterable<T> {
       if (this.#options.maxReconnects !== undefined && failures > this.#options.maxReconnects) {
         throw error ?? new PlatformError("The event stream kept closing; giving up.")
       }
+      // A 429's or 503's Retry-After is waited as given (as for requests); otherwise the server's `retry:` or the backoff, with jitter.
       const base = serverRetryMs ?? BACKOFF_SECONDS[Math.min(failures - 1, BACKOFF_SECONDS.length - 1)]! * 1000
-      const delayMs = Math.round(base * (1 + (timers.random() * 2 - 1) * 0.25))
+      const delayMs = retryAfterMs ?? Math.round(base * (1 + (timers.random() * 2 - 1) * 0.25))
       this.#options.onReconnect?.({ attempt: failures, delayMs, error })
       try {
         await timers.sleep(delayMs, signal)
