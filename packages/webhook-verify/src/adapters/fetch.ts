@@ -1,3 +1,4 @@
+import { concatBytes } from "../encoding.js"
 import { handleDelivery, INCOMPLETE_BODY, METHOD_NOT_ALLOWED, replyHeaders, resolveOptions, TOO_LARGE, type HandlerReply, type WebhookHandlerOptions } from "./handle.js"
 
 /** Options of the Fetch adapter. */
@@ -12,6 +13,32 @@ function toResponse(reply: HandlerReply): Response {
   return new Response(reply.body, { status: reply.status, headers })
 }
 
+/**
+ * Reads a body up to `limit` bytes and stops reading (cancelling the stream) as soon as it passes the limit, so a body
+ * without a content-length cannot fill memory; one over the limit or one that breaks off comes back as the reply.
+ */
+async function readLimited(stream: ReadableStream<Uint8Array> | null, limit: number): Promise<Uint8Array | HandlerReply> {
+  if (stream === null) return new Uint8Array(0)
+  const reader = stream.getReader()
+  const chunks: Uint8Array[] = []
+  let size = 0
+  try {
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (done) break
+      size += value.byteLength
+      if (size > limit) {
+        void reader.cancel().catch(() => undefined)
+        return TOO_LARGE
+      }
+      chunks.push(value)
+    }
+  } catch {
+    return INCOMPLETE_BODY
+  }
+  return chunks.length === 0 ? new Uint8Array(0) : concatBytes(chunks)
+}
+
 /** Creates a Fetch `Request → Response` handler (Next.js route handlers, Hono, Cloudflare Workers, Bun, Deno) that verifies, parses and calls `onEvent` per event; it always resolves to a Response, 400 when the body breaks off. */
 export function createFetchHandler(options: FetchHandlerOptions): (request: Request) => Promise<Response> {
   const resolved = resolveOptions(options, "createFetchHandler")
@@ -20,13 +47,8 @@ export function createFetchHandler(options: FetchHandlerOptions): (request: Requ
     if (request.method !== "POST") return toResponse(METHOD_NOT_ALLOWED)
     const declared = Number(request.headers.get("content-length") ?? 0)
     if (declared > resolved.maxBodyBytes) return toResponse(TOO_LARGE)
-    let body: Uint8Array
-    try {
-      body = new Uint8Array(await request.arrayBuffer())
-    } catch {
-      return toResponse(INCOMPLETE_BODY)
-    }
-    if (body.byteLength > resolved.maxBodyBytes) return toResponse(TOO_LARGE)
+    const body = await readLimited(request.body, resolved.maxBodyBytes)
+    if (!(body instanceof Uint8Array)) return toResponse(body)
     try {
       return toResponse(await handleDelivery(resolved, request.headers, body))
     } catch (error) {

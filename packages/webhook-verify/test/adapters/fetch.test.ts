@@ -77,6 +77,25 @@ describe.each(backends)("createFetchHandler() with Fetch Request objects and the
     expect((await handlerWith({ maxBodyBytes: 10 })(streamed)).status).toBe(413)
   })
 
+  it("stops reading a body without content-length once it passes maxBodyBytes, and answers 413", async () => {
+    let pulled = 0
+    let cancelled = false
+    const endless = new ReadableStream<Uint8Array>({
+      pull: (controller) => {
+        pulled++
+        if (pulled > 1000) controller.close()
+        else controller.enqueue(new Uint8Array(1024).fill(0x20))
+      },
+      cancel: () => void (cancelled = true)
+    }, { highWaterMark: 0 })
+    const init = { method: "POST", body: endless, headers: await signedHeaders(SECRET, "{}"), duplex: "half" } as RequestInit
+    const response = await handlerWith({ maxBodyBytes: 4096 })(new Request("https://receiver.example/", init))
+    expect(response.status).toBe(413)
+    expect(pulled).toBeLessThanOrEqual(6)
+    expect(cancelled).toBe(true)
+    expect(received).toEqual([])
+  })
+
   it("answers 400 incomplete_body, without rejecting, when the body stream breaks off", async () => {
     const body = JSON.stringify(envelope("message.sent"))
     const broken = new ReadableStream<Uint8Array>({
