@@ -8,6 +8,10 @@ export const DeliveryStatus = Schema.Literal("pending", "delivering", "delivered
 })
 export type DeliveryStatus = typeof DeliveryStatus.Type
 
+const LAST_ERROR_DESCRIPTION = "Why the last attempt failed: `HTTP <status>` for an answer that was not 2xx, otherwise " +
+  "the reason no answer came (connection refused, timed out, TLS, refused by the SSRF guard); null once delivered " +
+  "and before the first attempt."
+
 /** What a delivery carried, verbatim: one envelope, or a buffered batch `{events: [...]}`. */
 export const DeliveredPayload = Schema.Union(Schema.Struct({ events: Schema.Array(GenericEnvelope) }), GenericEnvelope)
 
@@ -25,6 +29,10 @@ export const EventDelivery = Schema.Struct({
   next_retry_at: optional(Schema.NullOr(Timestamp)),
   response_status: optional(Schema.NullOr(Schema.Int)),
   response_body_snippet: optional(Schema.NullOr(Schema.String)),
+  latency_ms: optional(Schema.NullOr(Schema.Int).annotations({
+    description: "How long the receiver took to answer the last attempt (or to fail it), in milliseconds."
+  })),
+  last_error: optional(Schema.NullOr(Schema.String).annotations({ description: LAST_ERROR_DESCRIPTION })),
   created_at: optional(Timestamp),
   delivered_at: optional(Schema.NullOr(Timestamp)),
   envelope: optional(DeliveredPayload)
@@ -40,6 +48,7 @@ export const RawForwardDelivery = Schema.Struct({
   next_retry_at: Schema.NullOr(Timestamp),
   response_status: Schema.NullOr(Schema.Int),
   response_body_snippet: Schema.NullOr(Schema.String),
+  last_error: optional(Schema.NullOr(Schema.String).annotations({ description: LAST_ERROR_DESCRIPTION })),
   created_at: Timestamp,
   delivered_at: Schema.NullOr(Timestamp)
 }).annotations({ identifier: "RawForwardDelivery" })

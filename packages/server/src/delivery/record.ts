@@ -77,6 +77,7 @@ export const makeRecord = ({ prepared, sql }: EngineSqlShape, autoPause: AutoPau
             response_status = o.response_status,
             response_body_snippet = o.snippet,
             latency_ms = o.latency,
+            last_error = o.error,
             delivered_at = case when o.ok then ${now}::timestamptz else d.delivered_at end,
             updated_at = ${now}
           from o

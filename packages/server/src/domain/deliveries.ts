@@ -25,6 +25,8 @@ export interface DeliveryRow {
   readonly next_retry_at: Date | null
   readonly response_status: number | null
   readonly response_body_snippet: string | null
+  readonly latency_ms: number | null
+  readonly last_error: string | null
   readonly created_at: Date
   readonly delivered_at: Date | null
   readonly envelope?: unknown
@@ -38,12 +40,14 @@ interface RawRow {
   readonly next_retry_at: Date | null
   readonly response_status: number | null
   readonly response_body_snippet: string | null
+  readonly last_error: string | null
   readonly created_at: Date
   readonly delivered_at: Date | null
 }
 
 const LIST_COLUMNS = `id, subscription_id, developer_account_id, platform_channel_id, event_id, event_type,
-  conversation_peer, status, attempts, next_retry_at, response_status, response_body_snippet, created_at, delivered_at`
+  conversation_peer, status, attempts, next_retry_at, response_status, response_body_snippet, latency_ms, last_error,
+  created_at, delivered_at`
 
 const payloadOf = (envelope: unknown) => {
   const value = envelope as Record<string, unknown>
@@ -66,6 +70,8 @@ export const deliveryToWire = (row: DeliveryRow, withEnvelope: boolean): EventDe
   next_retry_at: row.next_retry_at?.toISOString() ?? null,
   response_status: row.response_status,
   response_body_snippet: row.response_body_snippet,
+  latency_ms: row.latency_ms,
+  last_error: row.last_error,
   created_at: row.created_at.toISOString(),
   delivered_at: row.delivered_at?.toISOString() ?? null,
   ...(withEnvelope && row.envelope !== undefined ? { envelope: payloadOf(row.envelope) as never } : {})
@@ -80,6 +86,7 @@ const rawToWire = (row: RawRow): RawForwardDelivery => ({
   next_retry_at: row.status === "delivered" ? null : row.next_retry_at?.toISOString() ?? null,
   response_status: row.response_status,
   response_body_snippet: row.response_body_snippet,
+  last_error: row.last_error,
   created_at: row.created_at.toISOString(),
   delivered_at: row.delivered_at?.toISOString() ?? null
 })
@@ -106,7 +113,7 @@ export class Deliveries extends Effect.Service<Deliveries>()("@platform/server/D
       if (query.mode === "meta") {
         if (query.subscription_id !== undefined || query.event_type !== undefined) return empty
         const rows = yield* sql<RawRow>`select id, platform_channel_id, status, attempts, next_retry_at, response_status,
-            response_body_snippet, created_at, delivered_at
+            response_body_snippet, last_error, created_at, delivered_at
           from platform_deliveries where ${sql.and(filters)} order by ${order} limit ${query.limit + 1}`
         return { mode: "meta", ...toPage(rows, query.limit, direction, rawToWire) } satisfies DeliveryList
       }

@@ -360,6 +360,7 @@ layer(TestEngine, { excludeTestServices: true })("the dispatch pipeline", (it) =
           response_status: number | null
           response_body_snippet: string | null
           latency_ms: number | null
+          last_error: string | null
           delivered_at: Date | null
           delivering_since: Date | null
           next_retry_at: Date | null
@@ -376,6 +377,7 @@ layer(TestEngine, { excludeTestServices: true })("the dispatch pipeline", (it) =
           status: ok ? "delivered" : "pending",
           response_status: ok ? 200 : 503,
           response_body_snippet: ok ? "é".repeat(256) : "busy",
+          last_error: ok ? null : "HTTP 503",
           delivering_since: null
         })
         expect(row.latency_ms).toBeGreaterThanOrEqual(0)

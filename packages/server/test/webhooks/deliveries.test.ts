@@ -54,6 +54,46 @@ layer(WebhooksTestServer, { excludeTestServices: true })("deliveries API, conver
       expect(locked.body.detail).toMatchObject({ code: "status_locked", status: "pending" })
     }).pipe(Effect.provide(TestContext.TestContext)))
 
+  it.scoped("a failed attempt says why in last_error (no answer: the reason; an answer: its status) with its latency; delivered clears it", () =>
+    Effect.gen(function*() {
+      let answer = 503
+      const receiver = yield* startReceiver(() => ({ status: answer, body: "busy" }))
+      const { channelId, key } = yield* developer
+      const nobody = "http://127.0.0.1:9/hook"
+      const sub = yield* request("POST", "/platform/v1/webhooks/subscriptions", { key, body: { target_url: nobody } })
+      const test = yield* request("POST", `/platform/v1/webhooks/subscriptions/${sub.body.id}/test`, { key })
+      expect(test.body).toMatchObject({ attempts: 0, last_error: null, latency_ms: null })
+      const t0 = Date.now() + 1000
+      yield* TestClock.setTime(t0)
+      const dispatcher = yield* Dispatcher
+      yield* dispatcher.runOnce()
+      const refused = (yield* request("GET", `/platform/v1/webhooks/deliveries/${test.body.id}`, { key })).body
+      expect(refused).toMatchObject({ status: "pending", attempts: 1, response_status: null, response_body_snippet: null })
+      expect(refused.last_error).toBe("connection refused (ECONNREFUSED)")
+      expect(refused.latency_ms).toBeGreaterThanOrEqual(0)
+
+      yield* request("PATCH", `/platform/v1/webhooks/subscriptions/${sub.body.id}`, { key, body: { target_url: receiver.url } })
+      yield* TestClock.setTime(t0 + 60_000)
+      yield* dispatcher.runOnce()
+      const listed = yield* request("GET", `/platform/v1/webhooks/deliveries?subscription_id=${sub.body.id}`, { key })
+      expect(listed.body.data[0]).toMatchObject({ attempts: 2, response_status: 503, last_error: "HTTP 503" })
+      expect(listed.body.data[0].latency_ms).toBeGreaterThanOrEqual(0)
+
+      answer = 200
+      yield* TestClock.setTime(t0 + 6 * 60_000)
+      yield* dispatcher.runOnce()
+      const delivered = (yield* request("GET", `/platform/v1/webhooks/deliveries/${test.body.id}`, { key })).body
+      expect(delivered).toMatchObject({ status: "delivered", attempts: 3, response_status: 200, last_error: null })
+      expect(delivered.latency_ms).toBeGreaterThanOrEqual(0)
+
+      // Raw-forward rows (mode=meta) show theirs too.
+      const sql = yield* SqlClient.SqlClient
+      yield* sql`insert into platform_deliveries (developer_account_id, platform_channel_id, body, status, attempts, last_error)
+        select developer_account_id, id, '{}', 'pending', 1, 'no response within 10000 ms' from platform_channels where id = ${channelId}`
+      const meta = yield* request("GET", "/platform/v1/webhooks/deliveries?mode=meta", { key })
+      expect(meta.body.data).toMatchObject([{ attempts: 1, response_status: null, last_error: "no response within 10000 ms" }])
+    }).pipe(Effect.provide(TestContext.TestContext)))
+
   it.scoped("list filters, cursors, unknown values and another account's delivery", () =>
     Effect.gen(function*() {
       const receiver = yield* startReceiver()

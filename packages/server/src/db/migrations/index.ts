@@ -9,6 +9,7 @@ import deliveryIndexes from "./0009_delivery_indexes.js"
 import envelopeByEvent from "./0010_envelope_by_event.js"
 import envelopeText from "./0011_envelope_text.js"
 import deliveryFillfactor from "./0012_delivery_fillfactor.js"
+import deliveryLastError from "./0013_delivery_last_error.js"
 
 /** Migrations imported statically (not read from disk) so the bundled server carries them. */
 export const migrations = {
@@ -22,5 +23,6 @@ export const migrations = {
   "0009_delivery_indexes": deliveryIndexes,
   "0010_envelope_by_event": envelopeByEvent,
   "0011_envelope_text": envelopeText,
-  "0012_delivery_fillfactor": deliveryFillfactor
+  "0012_delivery_fillfactor": deliveryFillfactor,
+  "0013_delivery_last_error": deliveryLastError
 }
