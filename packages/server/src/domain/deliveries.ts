@@ -101,8 +101,10 @@ export class Deliveries extends Effect.Service<Deliveries>()("@platform/server/D
 
     const list = Effect.fn("Deliveries.list")(function*(accountId: number, query: DeliveryListQuery) {
       const range = cursorRange(query)
+      // errors_only is status=failed, AND-combined with a status given beside it (SPEC §4.6).
       const status = query.errors_only === true ? "failed" : query.status
       const empty = { mode: query.mode, data: [], has_more: false, next_cursor: null } as DeliveryList
+      if (query.status !== undefined && query.status !== status) return empty
       // Unknown filter values give an empty page, never a 422 (DESIGN §5 "Filters").
       if (range === null || (status !== undefined && !STATUSES.has(status))) return empty
       const direction = range.direction

@@ -41,6 +41,11 @@ layer(WebhooksTestServer, { excludeTestServices: true })("deliveries API, conver
       expect(failed.body).toMatchObject({ mode: "native", has_more: false, next_cursor: null })
       expect(failed.body.data.map((d: { id: number }) => d.id)).toEqual([id])
       expect(failed.body.data[0].envelope).toBeUndefined()
+      // errors_only and status are AND-combined: failed and another status is nothing, failed and failed the row.
+      for (const [q, ids] of [["status=delivered", []], ["status=pending", []], ["status=failed", [id]]] as const) {
+        const both = yield* request("GET", `/platform/v1/webhooks/deliveries?errors_only=true&${q}&subscription_id=${sub.body.id}`, { key })
+        expect(both.body.data.map((d: { id: number }) => d.id), q).toEqual(ids)
+      }
       const full = yield* request("GET", `/platform/v1/webhooks/deliveries/${id}?include=full_envelope`, { key })
       expect(full.body.envelope).toMatchObject({ id: test.body.event_id, data: { _test: true } })
 
