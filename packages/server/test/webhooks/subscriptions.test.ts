@@ -135,7 +135,9 @@ layer(WebhooksTestServer, { excludeTestServices: true })("webhook subscription r
     Effect.gen(function*() {
       const { key } = yield* developer
       const target_url = "http://127.0.0.1:9/h"
-      const cases: ReadonlyArray<[Record<string, unknown>, string]> = [
+      const cases: ReadonlyArray<[unknown, string]> = [
+        [["X-A: 1"], "Expected an object of header names to string values, actual [\"X-A: 1\"]"],
+        ["X-A: 1", "Expected an object of header names to string values, actual \"X-A: 1\""],
         [{ "X-Uni": "日本" }, "the value of \"X-Uni\" contains U+65E5, which a header value cannot carry"],
         [{ "X-Ctl": "a\u0001b" }, "the value of \"X-Ctl\" contains U+0001, which a header value cannot carry"],
         [{ "X-Line": "a\r\nX-Injected: 1" }, "the value of \"X-Line\" contains a line break, which a header value cannot carry"],
