@@ -13,7 +13,7 @@ import {
 import { Effect } from "effect"
 import { eventsCommitted } from "../delivery/wakeup.js"
 import type { UpstreamFailure, UpstreamRequestInvalid } from "../upstream/errors.js"
-import { toSendErrorBody } from "../upstream/errors.js"
+import { toSendErrorBody, UPSTREAM_THROTTLED } from "../upstream/errors.js"
 import { socialSupports } from "../upstream/message-payload.js"
 import { Upstream } from "../upstream/upstream.js"
 import { STATUS_EVENTS, STATUS_RANK, statusRankSql } from "../inbound/statuses.js"
@@ -375,6 +375,12 @@ export class Messages extends Effect.Service<Messages>()("@platform/server/Messa
             if (body.type === "template") yield* usage.refund(accountId, "template_messages")
             return yield* requestInvalid(e)
           }
+          if (e._tag === "UpstreamThrottled") {
+            // Refused by the channel's own throttle before any call: nothing was sent, so nothing is
+            // recorded and the key is released (see `send`); "retry shortly" must be able to send.
+            if (body.type === "template") yield* usage.refund(accountId, "template_messages")
+            return yield* new SendUpstreamError(toSendErrorBody(e))
+          }
           return yield* failed(channel, body, key, e)
         }
         const sent = outcome.right
@@ -406,7 +412,8 @@ export class Messages extends Effect.Service<Messages>()("@platform/server/Messa
     /**
      * POST /messages with the Idempotency-Key rules of DESIGN §5: a completed key
      * answers `Replayed`; the claim is released when the send ends before reaching
-     * the upstream (400, 404, 422, 429) so a corrected retry may reuse the key.
+     * the upstream (400, 404, 422, 429, and the 502 `upstream_throttled` of the
+     * channel's own throttle) so a retry may reuse the key.
      */
     const send = Effect.fn("Messages.send")(function*(
       accountId: number,
@@ -420,7 +427,9 @@ export class Messages extends Effect.Service<Messages>()("@platform/server/Messa
       return yield* Effect.uninterruptibleMask((restore) =>
         restore(sendOnce(accountId, input, key, onUpstream)).pipe(
           Effect.onExit((exit) =>
-            exit._tag === "Success" || (exit.cause._tag === "Fail" && exit.cause.error._tag === "SendUpstreamError")
+            exit._tag === "Success" ||
+              (exit.cause._tag === "Fail" && exit.cause.error._tag === "SendUpstreamError" &&
+                exit.cause.error.error !== UPSTREAM_THROTTLED)
               ? Effect.void
               : idempotency.release(accountId, key)
           )

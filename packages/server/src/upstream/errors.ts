@@ -69,6 +69,9 @@ export class UpstreamRequestInvalid extends Schema.TaggedError<UpstreamRequestIn
 /** Errors that become a 502. */
 export type UpstreamFailure = UpstreamError | UpstreamTimeout | UpstreamThrottled
 
+/** The 502 `error` of a call the channel's own throttle refused: nothing reached the upstream. */
+export const UPSTREAM_THROTTLED = "upstream_throttled"
+
 /** SPEC §7 502 body of the send route. */
 export interface SendErrorBody {
   readonly error: string
@@ -98,7 +101,7 @@ export const toSendErrorBody = (e: UpstreamFailure): SendErrorBody => {
     case "UpstreamTimeout":
       return { error: "upstream_timeout", meta_code: null, meta_subcode: null, meta_title: null, message: e.message, fbtrace_id: null }
     case "UpstreamThrottled":
-      return { error: "upstream_throttled", meta_code: null, meta_subcode: null, meta_title: null, message: e.message, fbtrace_id: null }
+      return { error: UPSTREAM_THROTTLED, meta_code: null, meta_subcode: null, meta_title: null, message: e.message, fbtrace_id: null }
   }
 }
 

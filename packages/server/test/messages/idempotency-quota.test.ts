@@ -97,6 +97,30 @@ layer(MessagingTestServer(), { timeout: 120_000, excludeTestServices: true })("I
       expect((yield* sandboxSends) - before).toBe(1)
     }))
 
+  it.effect("a send refused by the channel's own throttle never reached the upstream: no failed record, the key is released and its retry sends", () =>
+    Effect.gen(function*() {
+      const s = yield* setup("idem-throttle")
+      const q = yield* sql
+      // One send per second, and the throttle waits at most 1 s: of four at once, at least two are refused.
+      yield* q`update platform_channels set throughput_per_second = 1 where id = ${s.chat}`
+      const keys = [0, 1, 2, 3].map(() => freshKey())
+      const replies = yield* Effect.forEach(keys, (key, i) => send(s.key, text(s, `burst ${i}`, "15550200077"), { "idempotency-key": key }), {
+        concurrency: "unbounded"
+      })
+      const throttled = replies.flatMap((r, i) => (r.status === 502 ? [i] : []))
+      expect(throttled.length, JSON.stringify(replies.map((r) => r.status))).toBeGreaterThanOrEqual(2)
+      for (const i of throttled) expect(replies[i]!.body.error).toBe("upstream_throttled")
+      const failed = yield* q<{ n: number }>`select count(*)::int as n from messages where platform_channel_id = ${s.chat} and status = 'failed'`
+      expect(failed[0]!.n).toBe(0)
+
+      yield* Effect.sleep("3 seconds")
+      const i = throttled[0]!
+      const retry = yield* send(s.key, text(s, `burst ${i}`, "15550200077"), { "idempotency-key": keys[i]! })
+      expect(retry.status, retry.text).toBe(200)
+      expect(retry.headers.get("idempotent-replayed")).toBeNull()
+      expect(retry.body.message_id).toMatch(/^wamid\./)
+    }))
+
   it.effect("a request refused before the upstream releases its key, so the corrected request may reuse it", () =>
     Effect.gen(function*() {
       const s = yield* ctx
