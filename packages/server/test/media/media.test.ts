@@ -121,9 +121,11 @@ layer(MessagingTestServer(), { timeout: 120_000, excludeTestServices: true })("m
       const state = yield* SandboxState
       // What a WhatsApp user can send as a document: the upstream passes any MIME type along.
       const html = Buffer.from("<html><script>fetch('/platform/dashboard/api-keys',{method:'POST'})</script></html>")
+      const q = yield* sql
+      const [line] = yield* q<{ phone_number_id: string }>`select phone_number_id from platform_channels where id = ${s.chat}`
       state.media.set("5550000000000001", {
         id: "5550000000000001",
-        owner_id: "inbound",
+        owner_id: line!.phone_number_id,
         bytes: new Uint8Array(html),
         mime_type: "text/html",
         filename: "invoice.html",
@@ -216,6 +218,21 @@ layer(MessagingTestServer(), { timeout: 120_000, excludeTestServices: true })("m
       const reply = yield* request("GET", `/platform/v1/media/123/url?channel_id=${s.social}`, { key: s.key })
       expect(reply.status).toBe(400)
       expect(reply.body.detail.code).toBe("chat_only")
+    }))
+
+  it.effect("media of another account's number is 404 through one's own channel, and stays (the upstream scopes media to its number)", () =>
+    Effect.gen(function*() {
+      const s = yield* ctx
+      const state = yield* SandboxState
+      const other = yield* setup("media-theirs")
+      const theirs = yield* upload(other.key, [["channel_id", String(other.chat)], ["file", blob(PNG, "image/png"), "private.png"]])
+      expect(theirs.status, theirs.text).toBe(200)
+      const url = yield* request("GET", `/platform/v1/media/${theirs.body.media_id}/url?channel_id=${s.chat}`, { key: s.key })
+      const del = yield* request("DELETE", `/platform/v1/media/${theirs.body.media_id}?channel_id=${s.chat}`, { key: s.key })
+      expect([url.status, del.status], url.text + del.text).toEqual([404, 404])
+      expect(state.media.has(theirs.body.media_id)).toBe(true)
+      const own = yield* request("GET", `/platform/v1/media/${theirs.body.media_id}/url?channel_id=${other.chat}`, { key: other.key })
+      expect(own.status, own.text).toBe(200)
     }))
 
   it.effect("another account's channel is 404 on upload, url and delete", () =>

@@ -74,6 +74,16 @@ const unknownObject = (id: string, method: string) =>
       `Unsupported ${method.toLowerCase()} request. Object with ID '${id}' does not exist, cannot be loaded due to missing permissions, or does not support this operation.`
   })
 
+/**
+ * Media by id as Meta scopes it: with `phone_number_id` the lookup or delete "is only
+ * processed if the ID matches the business phone number the media was uploaded on";
+ * another number's media is the same unknown object as none.
+ */
+const mediaOf = (state: State, id: string, phoneNumberId: string | null) => {
+  const m = state.media.get(id)
+  return m !== undefined && (phoneNumberId === null || m.owner_id === phoneNumberId) ? m : undefined
+}
+
 const invalidParameter = (details: string) =>
   graphError({ status: 400, code: 100, message: "(#100) Invalid parameter", details })
 
@@ -409,7 +419,7 @@ const graphHandler = Effect.gen(function*() {
   if (edge === undefined) {
     if (method === "GET") {
       if (url.searchParams.has("phone_number_id")) {
-        const m = state.media.get(first)
+        const m = mediaOf(state, first, url.searchParams.get("phone_number_id"))
         if (!m) return unknownObject(first, method)
         return json({
           messaging_product: "whatsapp",
@@ -425,7 +435,8 @@ const graphHandler = Effect.gen(function*() {
       return json(phoneNumberView(state, first, url.searchParams.get("fields")))
     }
     if (method === "DELETE") {
-      if (!state.media.delete(first)) return unknownObject(first, method)
+      if (!mediaOf(state, first, url.searchParams.get("phone_number_id"))) return unknownObject(first, method)
+      state.media.delete(first)
       return json({ success: true })
     }
     if (method === "POST") {
