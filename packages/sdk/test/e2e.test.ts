@@ -178,7 +178,7 @@ describe("SDK against the real server", () => {
     expect(sent.type).toBe("image")
 
     expect(await client.media.delete(uploaded.media_id, { channel_id: server.channelId })).toEqual({ deleted: true })
-    await expect(client.media.getUrl(uploaded.media_id, { channel_id: server.channelId })).rejects.toBeInstanceOf(UpstreamError)
+    await expect(client.media.getUrl(uploaded.media_id, { channel_id: server.channelId })).rejects.toBeInstanceOf(NotFoundError)
 
     const refused = await client.media.upload({ channel_id: server.channelId, file: new Uint8Array([1, 2, 3, 4]), mime_type: "image/png" }).catch((e: unknown) => e)
     expect(refused).toBeInstanceOf(ValidationError)
