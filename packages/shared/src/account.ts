@@ -28,9 +28,13 @@ export const Signup = requestBody(
 )
 export type Signup = typeof Signup.Type
 
-/** POST /platform/dashboard/login. */
+/**
+ * POST /platform/dashboard/login. `account_id` picks which of the user's accounts the
+ * session is for (see `Me.accounts`); without it, the account the user owns (else the
+ * one they joined first).
+ */
 export const Login = requestBody(
-  Schema.Struct({ email: Schema.String, password: Schema.String }),
+  Schema.Struct({ email: Schema.String, password: Schema.String, account_id: optional(Id) }),
   "Login"
 )
 export type Login = typeof Login.Type
@@ -85,13 +89,25 @@ export type Billing = typeof Billing.Type
 export const PlanChange = requestBody(Schema.Struct({ plan: Plan }), "PlanChange")
 export type PlanChange = typeof PlanChange.Type
 
-/** GET /platform/dashboard/me (also the body of signup and login). */
+/** An account the user is a member of, with their role there. */
+export const Membership = Schema.Struct({
+  id: Id,
+  name: Schema.String,
+  role: Role
+}).annotations({ identifier: "Membership" })
+export type Membership = typeof Membership.Type
+
+/**
+ * GET /platform/dashboard/me (also the body of signup and login): the session's
+ * account, and every account of the user (sign in with `account_id` to switch).
+ */
 export const Me = Schema.Struct({
   user: User,
   account: Account,
   role: Role,
   plan: Plan,
-  usage: Usage
+  usage: Usage,
+  accounts: Schema.Array(Membership)
 }).annotations({ identifier: "Me" })
 export type Me = typeof Me.Type
 

@@ -80,12 +80,18 @@ export class Accounts extends Effect.Service<Accounts>()("@platform/server/Accou
         where u.id = ${userId}`.pipe(Effect.orDie)
       if (user === undefined) return yield* new Unauthorized({ message: "not signed in" })
       const account = yield* accountRow(accountId)
+      const accounts = yield* sql<{ id: number; name: string; role: Role }>`
+        select a.id, a.name, m.role
+        from account_members m join developer_accounts a on a.id = m.developer_account_id
+        where m.user_id = ${userId}
+        order by (m.role = 'owner') desc, m.created_at, a.id`.pipe(Effect.orDie)
       return {
         user: { id: user.id, email: user.email, name: user.name, created_at: user.created_at.toISOString() },
         account: toAccount(account),
         role: user.role,
         plan: account.plan,
-        usage: yield* usageOf(accountId)
+        usage: yield* usageOf(accountId),
+        accounts
       } satisfies Me
     })
 
@@ -106,11 +112,16 @@ export class Accounts extends Effect.Service<Accounts>()("@platform/server/Accou
       return created
     })
 
-    /** The same 401 (and about the same time) for an unknown email and a wrong password. */
-    const login = Effect.fn("Accounts.login")(function*(email: string, password: string) {
+    /**
+     * The same 401 (and about the same time) for an unknown email, a wrong password and
+     * an `accountId` the user is not a member of. Without `accountId`: the account the
+     * user owns, else the one they joined first (the order of `Me.accounts`).
+     */
+    const login = Effect.fn("Accounts.login")(function*(email: string, password: string, accountId?: number) {
       const [row] = yield* sql<{ id: number; password_hash: string; account_id: number | null }>`
         select u.id, u.password_hash,
           (select m.developer_account_id from account_members m where m.user_id = u.id
+             ${accountId === undefined ? sql`` : sql`and m.developer_account_id = ${accountId}`}
            order by (m.role = 'owner') desc, m.created_at limit 1) as account_id
         from users u where lower(u.email) = lower(${email.trim()})`.pipe(Effect.orDie)
       const ok = yield* verifyPassword(password, row?.password_hash ?? null)

@@ -41,7 +41,7 @@ export const DashboardSessionLive = HttpApiBuilder.group(PlatformApi, "dashboard
             responseHeaders(request)["retry-after"] = String(decision.retryAfter)
             return yield* new RateLimited()
           }
-          const { userId, accountId } = yield* accounts.login(payload.email, payload.password)
+          const { userId, accountId } = yield* accounts.login(payload.email, payload.password, payload.account_id)
           return yield* startSession(userId, accountId)
         }))
       .handle("logout", () =>

@@ -224,6 +224,38 @@ describe("dashboard", () => {
         expect(missing.status).toBe(422)
       }))
 
+    it.effect("a user added to another account signs in to it with account_id; me lists both; a foreign account is the same 401", () =>
+      Effect.gen(function*() {
+        const owner = yield* signup("owner")
+        const member = yield* signup("member")
+        const added = yield* request("POST", `${D}/team`, { cookie: owner.cookie, body: { email: member.email, role: "developer" } })
+        expect(added.status).toBe(201)
+        const memberships = [
+          { id: member.accountId, name: "member", role: "owner" },
+          { id: owner.accountId, name: "owner", role: "developer" }
+        ]
+        const plain = yield* request("POST", `${D}/login`, { body: { email: member.email, password: member.password } })
+        expect(plain.body).toMatchObject({ account: { id: member.accountId }, role: "owner", accounts: memberships })
+        const joined = yield* request("POST", `${D}/login`, {
+          body: { email: member.email, password: member.password, account_id: owner.accountId }
+        })
+        expect(joined.status).toBe(200)
+        expect(joined.body).toMatchObject({ account: { id: owner.accountId }, role: "developer", accounts: memberships })
+        const me = yield* request("GET", `${D}/me`, { cookie: cookieOf(joined) })
+        expect(me.body).toMatchObject({ account: { id: owner.accountId }, role: "developer" })
+        const team = yield* request("GET", `${D}/team`, { cookie: cookieOf(joined) })
+        expect(team.body.map((m: { user_id: number }) => m.user_id)).toEqual([owner.userId, member.userId])
+
+        const stranger = yield* signup("stranger")
+        const wrongPassword = yield* request("POST", `${D}/login`, { body: { email: member.email, password: "wrong password" } })
+        for (const account_id of [stranger.accountId, 999999999]) {
+          const refused = yield* request("POST", `${D}/login`, { body: { email: member.email, password: member.password, account_id } })
+          expect(refused.status).toBe(401)
+          expect(refused.text).toBe(wrongPassword.text)
+          expect(refused.setCookies).toEqual([])
+        }
+      }))
+
     it.effect("removing a member revokes their session; the last owner cannot be removed", () =>
       Effect.gen(function*() {
         const owner = yield* signup("owner")
