@@ -18,10 +18,12 @@ import * as f from "@platform/test-support/fixtures"
 import { BASE_URL, mockApi, type Reply } from "@platform/test-support/mock-api"
 import { Option, Schema, SchemaAST } from "effect"
 import { mkdtempSync, writeFileSync } from "node:fs"
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
-import { MediaFileError, Platform, PlatformError } from "../src/index.js"
+import { APIConnectionTimeoutError, MediaFileError, Platform, PlatformError } from "../src/index.js"
 
 const api = mockApi()
 const client = () => new Platform({ apiKey: "pk_test_key", baseUrl: BASE_URL, maxRetries: 0 })
@@ -484,6 +486,50 @@ describe("events.stream", () => {
     expect(reconnects).toEqual([1, 2])
     expect(opens).toEqual([false, true])
     expect(stream.lastEventId).toBe(second.id)
+  })
+
+  it("replaces a connection that sends nothing for idleTimeoutMs, resuming after the last event, and says why", async () => {
+    api.on("get", "/platform/v1/events/stream", { sse: ["retry: 5\n\n", sse(f.envelope)], hold: true }, { sse: [sse(second)], hold: true })
+    const errors: unknown[] = []
+    const stream = client().events.stream({ idleTimeoutMs: 200, onReconnect: ({ error }) => errors.push(error) })
+    const seen: string[] = []
+    for await (const event of stream) {
+      seen.push(event.id)
+      if (seen.length === 2) stream.close()
+    }
+    expect(seen).toEqual([f.envelope.id, second.id])
+    expect(api.calls.map((c) => c.headers.get("last-event-id"))).toEqual([null, f.envelope.id])
+    expect(errors).toHaveLength(1)
+    expect(errors[0]).toBeInstanceOf(APIConnectionTimeoutError)
+    expect(errors[0]).toMatchObject({ message: "no data for 0.2 s" })
+  })
+
+  it("keeps a connection whose keep-alives arrive within idleTimeoutMs (a real loopback server writing one every 100 ms)", async () => {
+    let connections = 0
+    const server = createServer((req, res) => {
+      connections++
+      res.writeHead(200, { "content-type": "text/event-stream" })
+      res.write(sse(f.envelope))
+      const beat = setInterval(() => res.write(": keep-alive\n\n"), 100)
+      req.on("close", () => clearInterval(beat))
+    })
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+    try {
+      const { port } = server.address() as AddressInfo
+      const controller = new AbortController()
+      const reconnects: unknown[] = []
+      const c = new Platform({ apiKey: "pk_test_key", baseUrl: `http://127.0.0.1:${port}`, maxRetries: 0 })
+      const it = c.events.stream({ idleTimeoutMs: 300, signal: controller.signal, onReconnect: ({ error }) => reconnects.push(error) })[Symbol.asyncIterator]()
+      expect((await it.next()).value).toEqual(f.envelope)
+      await new Promise((resolve) => setTimeout(resolve, 900))
+      controller.abort()
+      expect((await it.next()).done).toBe(true)
+      expect(reconnects).toEqual([])
+      expect(connections).toBe(1)
+    } finally {
+      server.closeAllConnections()
+      await new Promise((resolve) => server.close(resolve))
+    }
   })
 
   it("stops with the API error instead of reconnecting when the key is rejected", async () => {

@@ -1,4 +1,4 @@
-import { APIError, APIUserAbortError, PlatformError, parseRetryAfter } from "./errors.js"
+import { APIConnectionTimeoutError, APIError, APIUserAbortError, PlatformError, parseRetryAfter } from "./errors.js"
 import { BACKOFF_SECONDS, isRetryable, timers } from "./request.js"
 
 /** One Server-Sent Events message. */
@@ -96,6 +96,23 @@ export interface EventStreamOptions {
   readonly maxReconnects?: number | undefined
   /** Called each time a connection is established (the server answered), before its first message. */
   readonly onOpen?: ((info: { readonly reconnect: boolean }) => void) | undefined
+  /**
+   * Milliseconds without a byte on an open connection after which it is taken for dead (a laptop that slept, a NAT
+   * that forgot it) and replaced, resuming after the last event; 0 never. Default 45 000: the server writes at least
+   * a keep-alive every 15 s.
+   */
+  readonly idleTimeoutMs?: number | undefined
+}
+
+/** Default `idleTimeoutMs`: three of the server's 15-second keep-alives. */
+export const STREAM_IDLE_TIMEOUT_MS = 45_000
+
+/** Passes the chunks of a body through, calling `onChunk` before each. */
+async function* watched(body: ReadableStream<Uint8Array>, onChunk: () => void): AsyncGenerator<Uint8Array> {
+  for await (const chunk of readerIterable(body)) {
+    onChunk()
+    yield chunk
+  }
 }
 
 /** A Server-Sent Events stream that reconnects on its own with `Last-Event-ID`; `for await` yields parsed items. */
@@ -128,28 +145,49 @@ export class EventStream<T> implements AsyncIterable<T> {
     let failures = 0
     let serverRetryMs: number | undefined
     let opened = false
+    const idleMs = this.#options.idleTimeoutMs ?? STREAM_IDLE_TIMEOUT_MS
     while (!signal.aborted) {
       let error: unknown
       let retryAfterMs: number | undefined
+      // Each connection has its own signal, so a connection gone silent can be dropped without ending the stream.
+      const connection = new AbortController()
+      const drop = () => connection.abort()
+      signal.addEventListener("abort", drop, { once: true })
+      let idle = false
+      let timer: ReturnType<typeof setTimeout> | undefined
+      const arm = () => {
+        if (idleMs <= 0) return
+        clearTimeout(timer)
+        timer = setTimeout(() => {
+          idle = true
+          connection.abort()
+        }, idleMs)
+      }
       try {
-        const body = await this.#connect(this.lastEventId, signal)
+        const body = await this.#connect(this.lastEventId, connection.signal)
         this.#options.onOpen?.({ reconnect: opened })
         opened = true
-        for await (const message of parseSSE(body, (ms) => (serverRetryMs = ms))) {
+        arm()
+        for await (const message of parseSSE(watched(body, arm), (ms) => (serverRetryMs = ms))) {
           failures = 0
           if (message.id !== undefined && message.id !== "") this.lastEventId = message.id
           yield message
         }
       } catch (e) {
-        if (signal.aborted || e instanceof APIUserAbortError) return
+        if (signal.aborted || (e instanceof APIUserAbortError && !idle)) return
         if (e instanceof APIError && !isRetryable({ kind: "response", status: e.status, body: e.body }, true)) throw e
         if (e instanceof APIError) {
           const seconds = parseRetryAfter(e.headers)
           retryAfterMs = seconds === undefined ? undefined : Math.round(seconds * 1000)
         }
         error = e
+      } finally {
+        clearTimeout(timer)
+        signal.removeEventListener("abort", drop)
+        connection.abort()
       }
       if (signal.aborted) return
+      if (idle) error = new APIConnectionTimeoutError(`no data for ${idleMs / 1000} s`)
       failures++
       if (this.#options.maxReconnects !== undefined && failures > this.#options.maxReconnects) {
         throw error ?? new PlatformError("The event stream kept closing; giving up.")

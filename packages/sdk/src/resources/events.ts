@@ -22,6 +22,8 @@ export interface EventStreamParams {
   readonly onOpen?: (info: { readonly reconnect: boolean }) => void
   /** Give up after this many consecutive failed reconnects (default: keep trying). */
   readonly maxReconnects?: number
+  /** Milliseconds without any byte (the server sends a keep-alive every 15 s) after which the connection is replaced (default 45 000; 0 never). */
+  readonly idleTimeoutMs?: number
   /** Extra headers for each connection. */
   readonly headers?: Readonly<Record<string, string>>
 }
@@ -59,7 +61,8 @@ export class Events extends APIResource {
         signal: params.signal,
         onReconnect: params.onReconnect,
         onOpen: params.onOpen,
-        maxReconnects: params.maxReconnects
+        maxReconnects: params.maxReconnects,
+        idleTimeoutMs: params.idleTimeoutMs
       }
     )
   }
