@@ -31,13 +31,13 @@ interface Frame {
  * once this returns are the stream's to send. `until` reads until that event id
  * has arrived and returns every event received so far, in order.
  */
-const openStream = (dev: Developer, headers: Record<string, string> = { "x-api-key": dev.key }) =>
+const openStream = (dev: Developer, headers: Record<string, string> = { "x-api-key": dev.key }, query = "") =>
   Effect.gen(function*() {
     const base = yield* baseUrl
     const controller = new AbortController()
     yield* Effect.addFinalizer(() => Effect.sync(() => controller.abort()))
     const response = yield* Effect.promise(() =>
-      fetch(`${base}/platform/v1/events/stream`, { headers, signal: controller.signal })
+      fetch(`${base}/platform/v1/events/stream${query}`, { headers, signal: controller.signal })
     )
     expect(response.status).toBe(200)
     const reader = response.body!.getReader()
@@ -79,9 +79,9 @@ const openStream = (dev: Developer, headers: Record<string, string> = { "x-api-k
     return { until, end, received, isEnded: () => ended }
   })
 
-/** One message.sent event for the account, committed and announced as the services do. */
-const written = (dev: Developer) =>
-  writeMessageEvent({ accountId: dev.accountId, channelId: dev.channelId, peer: "5511999" }).pipe(
+/** One message.sent (or `event`) event for the account, committed and announced as the services do. */
+const written = (dev: Developer, event?: "message.sent" | "message.delivered" | "message.read") =>
+  writeMessageEvent({ accountId: dev.accountId, channelId: dev.channelId, peer: "5511999", ...(event ? { event } : {}) }).pipe(
     Effect.tap(() => eventsCommitted),
     Effect.map((row) => row.envelope.id)
   )
@@ -180,6 +180,22 @@ layer(WebhooksTestServer, { excludeTestServices: true })("GET /platform/v1/event
         const last = yield* written(dev)
         expect(yield* stream.until(last), writer.name).toEqual([...later, late.eventId, last])
       }
+    }))
+
+  it.scoped("event_types may be comma-separated, repeated, or both: the stream sends only those types", () =>
+    Effect.gen(function*() {
+      const dev = yield* developer
+      const stream = yield* openStream(dev, undefined, "?event_types=message.read&event_types=message.failed,message.delivered")
+      const sent = yield* written(dev, "message.sent")
+      const read = yield* written(dev, "message.read")
+      const delivered = yield* written(dev, "message.delivered")
+      expect(yield* stream.until(delivered)).toEqual([read, delivered])
+      expect(stream.received.map((f) => f.id)).not.toContain(sent)
+      const misspelt = yield* probe("GET", "/platform/v1/events/stream?event_types=message.read&event_types=message.raed", { key: dev.key })
+      expect(misspelt.status).toBe(422)
+      expect(misspelt.body.detail).toHaveLength(1)
+      expect(misspelt.body.detail[0].loc).toEqual(["query", "event_types", 1])
+      expect(misspelt.body.detail[0].msg).toMatch(/, actual "message\.raed"$/)
     }))
 
   it.scoped("a stream ends within seconds once its key is deleted, deactivated or expired or its session logged out; the reconnect is 401", () =>

@@ -5,15 +5,21 @@ import { EventType } from "../events.js"
 import { IntFromString } from "../pagination.js"
 import { ApiKeyAuth, CookieAllowed, InputGuard, RequiredScope } from "./security.js"
 
-/** `a, b,` on the wire, `["a", "b"]` decoded: items are trimmed and empty ones dropped. */
-const CommaSeparated = Schema.transform(Schema.String, Schema.Array(Schema.String), {
+/**
+ * `a, b,` on the wire, `["a", "b"]` decoded: items are trimmed and empty ones dropped.
+ * The parameter may also be repeated (`?p=a&p=b,c`), each value split the same way.
+ */
+const CommaSeparated = Schema.transform(Schema.Union(Schema.String, Schema.Array(Schema.String)), Schema.Array(Schema.String), {
   strict: true,
-  decode: (text) => text.split(",").map((item) => item.trim()).filter((item) => item.length > 0),
+  decode: (value) =>
+    (typeof value === "string" ? [value] : value).flatMap((text) =>
+      text.split(",").map((item) => item.trim()).filter((item) => item.length > 0)
+    ),
   encode: (items) => items.join(",")
 })
 
 /**
- * Query of GET /platform/v1/events/stream: comma-separated event types, each a known
+ * Query of GET /platform/v1/events/stream: comma-separated (or repeated) event types, each a known
  * one (a misspelt type is a 422, not a stream that stays silent), and one channel.
  */
 export const EventStreamQuery = Schema.Struct({
