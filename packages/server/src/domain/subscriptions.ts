@@ -155,6 +155,25 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@platform/se
         }
       })
 
+    /**
+     * buffer_max_batch caps a buffered subscription's batches (SPEC §6.4: with
+     * buffer_window_seconds set); alone it would be stored and never used.
+     */
+    const checkBuffering = (window: number | null, maxBatch: number | null, input: WebhookSubscriptionPatch) => {
+      if (maxBatch === null || window !== null) return Effect.void
+      return input.buffer_max_batch !== undefined && input.buffer_max_batch !== null
+        ? Effect.fail(invalid(
+          "buffer_max_batch",
+          "buffer_max_batch applies to buffered subscriptions only: set buffer_window_seconds (1..60) too",
+          maxBatch
+        ))
+        : Effect.fail(invalid(
+          "buffer_window_seconds",
+          "buffer_window_seconds cannot be null while buffer_max_batch is set: send buffer_max_batch null too",
+          null
+        ))
+    }
+
     const cleanHeaders = (headers: Readonly<Record<string, string>> | null | undefined) =>
       Effect.gen(function*() {
         if (headers === undefined || headers === null) return headers
@@ -186,6 +205,7 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@platform/se
     const create = Effect.fn("Subscriptions.create")(function*(accountId: number, input: WebhookSubscriptionCreate) {
       yield* checkTarget(input.target_url)
       yield* checkChannel(accountId, input.platform_channel_id)
+      yield* checkBuffering(input.buffer_window_seconds ?? null, input.buffer_max_batch ?? null, input)
       const headers = yield* cleanHeaders(input.custom_headers)
       const secret = newSubscriptionSecret()
       const at = yield* now
@@ -220,6 +240,11 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@platform/se
         const current = yield* find(accountId, id)
         if (input.target_url !== undefined) yield* checkTarget(input.target_url)
         yield* checkChannel(accountId, input.platform_channel_id)
+        yield* checkBuffering(
+          input.buffer_window_seconds !== undefined ? input.buffer_window_seconds : current.buffer_window_seconds,
+          input.buffer_max_batch !== undefined ? input.buffer_max_batch : current.buffer_max_batch,
+          input
+        )
         const headers = yield* cleanHeaders(input.custom_headers)
         const set: Record<string, unknown> = { updated_at: yield* now }
         if (input.target_url !== undefined) set.target_url = input.target_url

@@ -131,6 +131,43 @@ layer(WebhooksTestServer, { excludeTestServices: true })("webhook subscription r
       expect(patch.body.detail[0].loc).toEqual(["body", "target_url"])
     }))
 
+  it.scoped("buffer_max_batch without buffer_window_seconds is 422 at create and PATCH (it would never batch); both null turn buffering off", () =>
+    Effect.gen(function*() {
+      const { key } = yield* developer
+      const target_url = "http://127.0.0.1:9/h"
+      const alone = yield* request("POST", base, { key, body: { target_url, buffer_max_batch: 10 } })
+      expect(alone.status).toBe(422)
+      expect(alone.body.detail).toEqual([{
+        loc: ["body", "buffer_max_batch"],
+        msg: "buffer_max_batch applies to buffered subscriptions only: set buffer_window_seconds (1..60) too",
+        type: "value_error",
+        input: 10,
+        ctx: {}
+      }])
+      const plain = yield* request("POST", base, { key, body: { target_url } })
+      const patched = yield* request("PATCH", `${base}/${plain.body.id}`, { key, body: { buffer_max_batch: 10 } })
+      expect(patched.status).toBe(422)
+      expect(patched.body.detail[0].loc).toEqual(["body", "buffer_max_batch"])
+
+      const buffered = yield* request("POST", base, { key, body: { target_url, buffer_window_seconds: 5, buffer_max_batch: 10 } })
+      expect(buffered.status).toBe(201)
+      const windowOff = yield* request("PATCH", `${base}/${buffered.body.id}`, { key, body: { buffer_window_seconds: null } })
+      expect(windowOff.status).toBe(422)
+      expect(windowOff.body.detail[0].loc).toEqual(["body", "buffer_window_seconds"])
+      expect((yield* request("GET", `${base}/${buffered.body.id}`, { key })).body).toMatchObject({
+        buffer_window_seconds: 5,
+        buffer_max_batch: 10
+      })
+      const off = yield* request("PATCH", `${base}/${buffered.body.id}`, {
+        key,
+        body: { buffer_window_seconds: null, buffer_max_batch: null }
+      })
+      expect(off.status).toBe(200)
+      expect(off.body).toMatchObject({ buffer_window_seconds: null, buffer_max_batch: null })
+      // A window alone is fine (batches of up to 100).
+      expect((yield* request("PATCH", `${base}/${buffered.body.id}`, { key, body: { buffer_window_seconds: 3 } })).status).toBe(200)
+    }))
+
   it.scoped("custom headers no request could carry are 422 at create and PATCH, naming the header and the character", () =>
     Effect.gen(function*() {
       const { key } = yield* developer
