@@ -9,6 +9,8 @@ import type { PostOutcome } from "./transport.js"
 const RETRY_DELAYS = [...RETRY_DELAYS_MINUTES]
 
 const GONE = 410
+/** paused_reason of a subscription switched off (is_active false) because its receiver answered 410 Gone. */
+export const GONE_REASON = "receiver_gone_410"
 
 /** One POSTed row waiting to be recorded, with the lease it was claimed under. */
 export interface Settled {
@@ -116,7 +118,7 @@ export const makeRecord = ({ prepared, sql }: EngineSqlShape, autoPause: AutoPau
             last_delivery_at = ${now},
             failure_count = case when a.successes > 0 then 0 else s.failure_count + a.failures end,
             is_active = case when a.gone then false else s.is_active end,
-            paused_reason = case when a.gone then 'receiver_gone_410' else s.paused_reason end,
+            paused_reason = case when a.gone then ${sql.literal(`'${GONE_REASON}'`)} else s.paused_reason end,
             updated_at = case when a.gone then ${now}::timestamptz else s.updated_at end
           from agg a
           where s.id = a.subscription_id

@@ -16,6 +16,7 @@ import { Clock, Effect } from "effect"
 import { AppConfig } from "../config.js"
 import { Secrets } from "../crypto/secrets.js"
 import { HEADER_NAME, newSubscriptionSecret, NOT_IN_HEADER_VALUE, stripReservedHeaders } from "../delivery/signer.js"
+import { GONE_REASON } from "../delivery/record.js"
 import { checkUrl } from "../delivery/ssrf.js"
 import { DeliveryWakeup } from "../delivery/wakeup.js"
 import { type DeliveryRow, deliveryToWire } from "./deliveries.js"
@@ -258,7 +259,7 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@platform/se
         if (input.is_active !== undefined) {
           set.is_active = input.is_active
           // Switching a subscription that a 410 disabled back on clears that reason.
-          if (input.is_active && current.paused_reason === "receiver_gone_410") set.paused_reason = null
+          if (input.is_active && current.paused_reason === GONE_REASON) set.paused_reason = null
         }
         const [row] = yield* sql<SubscriptionRow>`update webhook_subscriptions set ${sql.update(set)}
           where id = ${id} and developer_account_id = ${accountId} returning ${sql.literal(COLUMNS)}`.pipe(Effect.orDie)
@@ -275,12 +276,16 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@platform/se
 
     const resume = Effect.fn("Subscriptions.resume")(function*(accountId: number, id: number) {
       const at = yield* now
+      // A subscription the dispatcher switched off after a 410 Gone (record.ts) is switched on
+      // again too; one the developer set is_active false stays off.
       const [row] = yield* sql<SubscriptionRow>`
         update webhook_subscriptions set
           is_paused = false,
-          paused_reason = case when is_paused then null else paused_reason end,
+          is_active = is_active or paused_reason is not distinct from ${GONE_REASON},
+          paused_reason = case when is_paused or paused_reason = ${GONE_REASON} then null else paused_reason end,
           failure_count = 0,
-          updated_at = case when is_paused or failure_count <> 0 then ${at}::timestamptz else updated_at end
+          updated_at = case when is_paused or failure_count <> 0 or paused_reason = ${GONE_REASON}
+                            then ${at}::timestamptz else updated_at end
         where id = ${id} and developer_account_id = ${accountId}
         returning ${sql.literal(COLUMNS)}`.pipe(Effect.orDie)
       if (row === undefined) return yield* new NotFound()

@@ -234,6 +234,25 @@ layer(WebhooksTestServer, { excludeTestServices: true })("webhook subscription r
       expect(again.body).toMatchObject({ is_paused: false, paused_reason: null, failure_count: 0 })
     }))
 
+  it.scoped("resume switches a subscription a 410 Gone switched off back on; one the developer switched off stays off", () =>
+    Effect.gen(function*() {
+      const { key } = yield* developer
+      const sql = yield* SqlClient.SqlClient
+      const gone = yield* request("POST", base, { key, body: { target_url: "http://127.0.0.1:9/h" } })
+      yield* sql`update webhook_subscriptions set is_active = false, paused_reason = 'receiver_gone_410', failure_count = 1
+        where id = ${gone.body.id}`
+      const resumed = yield* request("POST", `${base}/${gone.body.id}/resume`, { key })
+      expect(resumed.status).toBe(200)
+      expect(resumed.body).toMatchObject({ is_active: true, is_paused: false, paused_reason: null, failure_count: 0 })
+      expect(resumed.body.updated_at).not.toBe(gone.body.updated_at)
+
+      const off = yield* request("POST", base, { key, body: { target_url: "http://127.0.0.1:9/h", is_active: false } })
+      const untouched = yield* request("POST", `${base}/${off.body.id}/resume`, { key })
+      expect(untouched.status).toBe(200)
+      expect(untouched.body).toMatchObject({ is_active: false, is_paused: false, paused_reason: null })
+      expect(untouched.body.updated_at).toBe(off.body.updated_at)
+    }))
+
   it.scoped("after resume the failure window starts afresh: the next failure does not pause again", () =>
     Effect.gen(function*() {
       const { key } = yield* developer

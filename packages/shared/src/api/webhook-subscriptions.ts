@@ -66,7 +66,11 @@ export class SubscriptionsGroup extends HttpApiGroup.make("subscriptions")
       .setPath(SubscriptionPath)
       .addSuccess(WebhookSubscription)
       .addError(wire(NotFound))
-      .annotate(OpenApi.Description, "Clears the pause and failure_count; a no-op (still 200) when not paused.")
+      .annotate(
+        OpenApi.Description,
+        "Clears the pause and failure_count, and switches on a subscription switched off after a 410 Gone " +
+          "(paused_reason receiver_gone_410); a no-op (still 200) otherwise."
+      )
   )
   .add(
     HttpApiEndpoint.post("rotateSecret", `${base}/:sub_id/rotate-secret`)
