@@ -8,6 +8,14 @@ export interface ExpressRequestLike extends AsyncIterable<Uint8Array | string> {
   readonly method: string
   readonly headers: HeadersLike
   readonly body?: unknown
+  /** Set by body-parser once it has read the body. */
+  readonly _body?: unknown
+}
+
+/** Whether req.body is only body-parser 1.x's (Express 4) default `{}`: set before any parser looked at the type, the stream unread. */
+function unreadDefault(request: ExpressRequestLike): boolean {
+  const body = request.body
+  return request._body !== true && typeof body === "object" && body !== null && Object.getPrototypeOf(body) === Object.prototype && Object.keys(body).length === 0
 }
 
 /** Express's `next` callback. */
@@ -27,7 +35,7 @@ export function createExpressMiddleware(
     const parsed = request.body
     if (typeof parsed === "string" || parsed instanceof Uint8Array) {
       body = parsed
-    } else if (parsed === undefined) {
+    } else if (parsed === undefined || unreadDefault(request)) {
       body = await readBody(request, resolved.maxBodyBytes)
     } else {
       return next(

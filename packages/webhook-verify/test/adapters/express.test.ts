@@ -30,6 +30,12 @@ beforeAll(async () => {
   app.post("/standard", express.raw({ type: "application/json" }), createExpressMiddleware({ secret: SECRET, onEvent, scheme: "standard" }))
   app.all("/get", webhook)
   app.post("/express4", (req, res, next) => void handled.push(webhook(req, res, next)))
+  // body-parser 1.x (Express 4) sets req.body = {} before it looks at the content type, and leaves it so when the type does not match.
+  const bodyParser1Default: express.RequestHandler = (req, _res, next) => {
+    req.body = req.body || {}
+    next()
+  }
+  app.post("/express4-raw", bodyParser1Default, express.raw({ type: "application/json" }), webhook)
   app.use(express.json())
   app.post("/json", webhook)
   const onError: ErrorRequestHandler = (error, _req, res, _next) => {
@@ -77,6 +83,18 @@ describe.each(backends)("createExpressMiddleware() in an express app on 127.0.0.
     expect(errors[0]).toBeInstanceOf(TypeError)
     expect((errors[0] as Error).message).toMatch(/^@platform\/webhook-verify: req\.body was already parsed.*express\.raw/)
     expect(received).toEqual([])
+  })
+
+  it("reads the raw body itself when an Express 4 body parser skipped the request and left req.body {} (another content type)", async () => {
+    const body = JSON.stringify(envelope("message.sent"))
+    const response = await post("/express4-raw", body, { ...(await signedHeaders(SECRET, body)), "content-type": "text/plain" })
+    expect(response.status).toBe(204)
+    expect(received.map((event) => event.event)).toEqual(["message.sent"])
+    expect(errors).toEqual([])
+    const empty = await fetch(`${base}/express4-raw`, { method: "POST" })
+    expect(empty.status).toBe(401)
+    expect(await empty.json()).toMatchObject({ reason: "missing_signature" })
+    expect(errors).toEqual([])
   })
 
   it("passes an onEvent error to next() so the error handler answers 500", async () => {
