@@ -55,14 +55,21 @@ export function resolveOptions(options: WebhookHandlerOptions, fn: string): Reso
   }
   const scheme = options.scheme ?? "platform"
   if (scheme !== "platform" && scheme !== "standard") throw misuse(`${fn}() scheme must be "platform" or "standard"`)
-  return {
-    secrets,
-    onEvent: options.onEvent,
-    onUnknownEvent: options.onUnknownEvent,
-    scheme,
-    toleranceSeconds: options.toleranceSeconds ?? 300,
-    maxBodyBytes: options.maxBodyBytes ?? 5 * 1024 * 1024
+  // Checked here, not per request: a string or NaN limit compares false with every size (no limit), a bad tolerance throws at each delivery.
+  const maxBodyBytes: unknown = options.maxBodyBytes ?? 5 * 1024 * 1024
+  if (typeof maxBodyBytes !== "number" || !(maxBodyBytes > 0)) {
+    throw misuse(`${fn}() maxBodyBytes must be a positive number of bytes, got ${shown(maxBodyBytes)}`)
   }
+  const toleranceSeconds: unknown = options.toleranceSeconds ?? 300
+  if (typeof toleranceSeconds !== "number" || !(toleranceSeconds >= 0)) {
+    throw misuse(`${fn}() toleranceSeconds must be a number of seconds >= 0, got ${shown(toleranceSeconds)}`)
+  }
+  return { secrets, onEvent: options.onEvent, onUnknownEvent: options.onUnknownEvent, scheme, toleranceSeconds, maxBodyBytes }
+}
+
+/** A misused option's value as the message shows it: strings quoted, numbers as they print. */
+function shown(value: unknown): string {
+  return typeof value === "string" ? JSON.stringify(value) : String(value)
 }
 
 const JSON_HEADERS = { "content-type": "application/json" } as const

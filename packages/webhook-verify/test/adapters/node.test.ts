@@ -132,7 +132,11 @@ describe("createNodeHandler() misuse", () => {
     ["a missing secret", { onEvent: () => {} }, /non-empty string/],
     ["a missing onEvent", { secret: SECRET }, /onEvent/],
     ["an unknown scheme", { secret: SECRET, onEvent: () => {}, scheme: "hmac" }, /scheme/],
-    ["an onUnknownEvent that is not a function", { secret: SECRET, onEvent: () => {}, onUnknownEvent: true }, /onUnknownEvent/]
+    ["an onUnknownEvent that is not a function", { secret: SECRET, onEvent: () => {}, onUnknownEvent: true }, /onUnknownEvent/],
+    ["a maxBodyBytes given as a string (no limit would hold)", { secret: SECRET, onEvent: () => {}, maxBodyBytes: "10mb" }, /maxBodyBytes must be a positive number of bytes, got "10mb"/],
+    ["a maxBodyBytes of NaN", { secret: SECRET, onEvent: () => {}, maxBodyBytes: Number("x") }, /maxBodyBytes must be a positive number of bytes, got NaN/],
+    ["a negative toleranceSeconds (every standard delivery would answer 500)", { secret: SECRET, onEvent: () => {}, scheme: "standard", toleranceSeconds: -1 }, /toleranceSeconds must be a number of seconds >= 0, got -1/],
+    ["a toleranceSeconds given as a string", { secret: SECRET, onEvent: () => {}, scheme: "standard", toleranceSeconds: "300" }, /toleranceSeconds must be a number of seconds >= 0, got "300"/]
   ])("throws a package-prefixed TypeError at construction for %s", (_case, opts, message) => {
     expect(() => createNodeHandler(opts as NodeHandlerOptions)).toThrow(TypeError)
     expect(() => createNodeHandler(opts as NodeHandlerOptions)).toThrow(message)
