@@ -36,7 +36,8 @@ export const ListQueryFields = {
   }))
 }
 
-export const ListQuery = Schema.Struct(ListQueryFields).annotations({ identifier: "ListQuery" })
+// No identifier: OpenAPI documents the query parameters of a struct, not of a $ref to one.
+export const ListQuery = Schema.Struct(ListQueryFields)
 export type ListQuery = typeof ListQuery.Type
 
 /** Integer query parameter (query params are strings on the wire). */

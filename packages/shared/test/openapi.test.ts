@@ -1,6 +1,7 @@
-import { OpenApi } from "@effect/platform"
+import { HttpApi, OpenApi } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
 import { PlatformApi, routeTable } from "@platform/shared"
+import { Option, type Schema, SchemaAST } from "effect"
 
 // The document the server serves at /platform/v1/openapi.json (HttpApiBuilder.middlewareOpenApi).
 const doc = OpenApi.fromApi(PlatformApi) as unknown as {
@@ -50,6 +51,31 @@ describe("the OpenAPI document", () => {
     const referenced = new Set(refs(doc).map((r) => r.slice("#/components/schemas/".length)))
     for (const name of referenced) expect(doc.components.schemas[name], name).toBeDefined()
     expect(Object.keys(doc.components.schemas).filter((name) => !referenced.has(name))).toEqual([])
+  })
+
+  it("lists every path, query and header parameter the contract decodes", () => {
+    const fields = (schema: Option.Option<Schema.Schema.All>) =>
+      Option.match(schema, {
+        onNone: () => [],
+        onSome: (s) => SchemaAST.getPropertySignatures(s.ast).map((p) => String(p.name).toLowerCase())
+      })
+    let checked = 0
+    HttpApi.reflect(PlatformApi, {
+      onGroup: () => {},
+      onEndpoint: ({ endpoint }) => {
+        const op = find(`${endpoint.method} ${endpoint.path.replace(/:(\w+)/g, "{$1}")}`)
+        const documented = op.parameters.map((p) => `${p.in}:${p.name.toLowerCase()}`)
+        const expected = [
+          ...fields(endpoint.pathSchema).map((n) => `path:${n}`),
+          ...fields(endpoint.urlParamsSchema).map((n) => `query:${n}`),
+          ...fields(endpoint.headersSchema).map((n) => `header:${n}`)
+        ]
+        checked += expected.length
+        expect(documented, `${endpoint.method} ${endpoint.path}`).toEqual(expect.arrayContaining(expected))
+      }
+    })
+    expect(checked).toBeGreaterThan(20)
+    expect(find("GET /platform/v1/webhooks/subscriptions").parameters.map((p) => p.name)).toEqual(["limit", "after", "before"])
   })
 
   it("types numeric path ids as integers", () => {
