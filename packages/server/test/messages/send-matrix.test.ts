@@ -1,7 +1,7 @@
 import { expect, layer } from "@effect/vitest"
 import type { MessageType } from "@platform/shared"
 import { Effect } from "effect"
-import { MessagingTestServer, sandboxSends, send, type Setup, setup } from "./support.js"
+import { MessagingTestServer, request, sandboxSends, send, type Setup, setup } from "./support.js"
 
 let ready: Setup | undefined
 const ctx = Effect.suspend(() => (ready ? Effect.succeed(ready) : setup("matrix").pipe(Effect.tap((s) => (ready = s)))))
@@ -135,6 +135,25 @@ layer(MessagingTestServer(), { timeout: 120_000, excludeTestServices: true })("P
         }
       }))
   }
+
+  it.effect("an interactive object nested 20,000 levels deep is 422 at body, with or without an Idempotency-Key, and sends nothing", () =>
+    Effect.gen(function*() {
+      const s = yield* ctx
+      const before = yield* sandboxSends
+      const depth = 20_000
+      const rawBody = `{"channel_id":${s.chat},"to":"15551230005","type":"interactive","interactive":${"{\"a\":".repeat(depth)}1${"}".repeat(depth)}}`
+      for (const headers of [{}, { "idempotency-key": `deep-${Date.now()}` }]) {
+        const reply = yield* request("POST", "/platform/v1/messages", { key: s.key, rawBody, headers })
+        expect(reply.status, reply.text).toBe(422)
+        expect(reply.body.detail).toEqual([
+          { loc: ["body"], msg: "must not nest arrays and objects deeper than 64 levels", type: "value_error", input: null, ctx: { max_depth: 64 } }
+        ])
+      }
+      expect((yield* sandboxSends) - before).toBe(0)
+      const nested = (levels: number): unknown => (levels === 0 ? 1 : { a: nested(levels - 1) })
+      const fine = yield* send(s.key, { channel_id: s.chat, to: "15551230005", type: "interactive", interactive: nested(62) })
+      expect(fine.status, fine.text).toBe(200)
+    }))
 
   it.effect("a channel of another account is 404, the same as a missing one", () =>
     Effect.gen(function*() {
