@@ -169,7 +169,8 @@ export type ConnectSocial = typeof ConnectSocial.Type
 
 /**
  * PATCH /platform/dashboard/channels/{id}/webhook: raw-forward target. `webhook_url: null`
- * turns raw forward off (and forgets the secret); a first URL or `regenerate_secret` creates a secret.
+ * turns raw forward off (and forgets the secret); a first URL or `regenerate_secret` creates a secret
+ * (`regenerate_secret` with no URL set, or with `webhook_url: null`, is 422: there is no secret to make).
  */
 export const ChannelWebhookUpdate = requestBody(
   Schema.Struct({

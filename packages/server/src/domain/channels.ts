@@ -346,6 +346,18 @@ export class Channels extends Effect.Service<Channels>()("@platform/server/Chann
               )
             )
         }
+        if (url === null && input.regenerate_secret === true) {
+          // Raw forward is off (or being turned off): there is no secret to regenerate.
+          return yield* new ValidationFailed({
+            detail: [{
+              loc: ["body", "regenerate_secret"],
+              msg: "raw forward has no webhook_url: set one to get a secret",
+              type: "value_error",
+              input: true,
+              ctx: {}
+            }]
+          })
+        }
         let secret: string | undefined
         let secretColumn: Buffer | null | undefined
         if (url === null) {

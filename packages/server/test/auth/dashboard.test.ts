@@ -405,7 +405,7 @@ describe("dashboard", () => {
         expect((yield* connectChat(dev, "777000123456")).status).toBe(201)
       }))
 
-    it.effect("raw forward: the first URL creates a secret shown once, regenerate replaces it, null turns it off", () =>
+    it.effect("raw forward: the first URL creates a secret shown once, regenerate replaces it, null turns it off (then regenerate is 422)", () =>
       Effect.gen(function*() {
         const dev = yield* signup()
         const id = (yield* connectChat(dev)).body.channel_id
@@ -426,8 +426,17 @@ describe("dashboard", () => {
         const listed = yield* request("GET", `${D}/channels`, { cookie: dev.cookie })
         expect(listed.text).not.toContain(rotated.body.webhook_secret)
         expect(listed.body[0]).toMatchObject({ webhook_url: "https://127.0.0.1:9443/other", has_webhook_secret: true })
+        const contradictory = yield* request("PATCH", path, { cookie: dev.cookie, body: { webhook_url: null, regenerate_secret: true } })
+        expect(contradictory.status).toBe(422)
+        expect(contradictory.body.detail).toEqual([expect.objectContaining({ loc: ["body", "regenerate_secret"] })])
         const off = yield* request("PATCH", path, { cookie: dev.cookie, body: { webhook_url: null } })
         expect(off.body).toEqual({ channel_id: id, webhook_url: null, has_webhook_secret: false })
+        // Nothing to regenerate without a URL: 422, not a 200 that silently hands out no secret.
+        const nothing = yield* request("PATCH", path, { cookie: dev.cookie, body: { regenerate_secret: true } })
+        expect(nothing.status).toBe(422)
+        expect(nothing.body.detail).toEqual([expect.objectContaining({ loc: ["body", "regenerate_secret"] })])
+        const still = yield* request("GET", `${D}/channels`, { cookie: dev.cookie })
+        expect(still.body[0]).toMatchObject({ webhook_url: null, has_webhook_secret: false })
         expect((yield* request("PATCH", `${D}/channels/999999/webhook`, { cookie: dev.cookie, body: { webhook_url: null } })).status).toBe(404)
       }))
   })
