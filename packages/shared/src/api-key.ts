@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { Id, NonEmptyString, Timestamp, optional, requestBody } from "./common.js"
+import { Id, maxChars, NonEmptyString, Timestamp, optional, requestBody } from "./common.js"
 import { RATE_LIMIT_PER_MINUTE_MAX } from "./limits.js"
 import { Scope } from "./scopes.js"
 
@@ -32,10 +32,13 @@ const RateLimitPerMinute = Schema.Int.pipe(
   })
 )
 
+/** A key's label, at most 200 characters (like account and user names). */
+const KeyName = NonEmptyString.pipe(maxChars(200))
+
 /** POST /dashboard/api-keys; scopes default to all 11. */
 export const ApiKeyCreate = requestBody(
   Schema.Struct({
-    name: NonEmptyString,
+    name: KeyName,
     scopes: optional(Schema.Array(Scope)),
     expires_at: optional(Schema.NullOr(Timestamp)),
     rate_limit_per_minute: optional(RateLimitPerMinute)
@@ -47,7 +50,7 @@ export type ApiKeyCreate = typeof ApiKeyCreate.Type
 /** PATCH /dashboard/api-keys/{id}; scopes are fixed at creation. */
 export const ApiKeyPatch = requestBody(
   Schema.Struct({
-    name: optional(NonEmptyString),
+    name: optional(KeyName),
     is_active: optional(Schema.Boolean),
     expires_at: optional(Schema.NullOr(Timestamp)),
     rate_limit_per_minute: optional(RateLimitPerMinute)

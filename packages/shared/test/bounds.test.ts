@@ -112,7 +112,10 @@ describe("request bodies", () => {
       "rate_limit_per_minute"
     ]],
     ["api key PATCH with rate limit above 1,000,000,000", ApiKeyPatch, { rate_limit_per_minute: 2 ** 31 }, ["rate_limit_per_minute"]],
-    ["api key without name", ApiKeyCreate, {}, ["name"]]
+    ["api key without name", ApiKeyCreate, {}, ["name"]],
+    ["api key name of 200 emoji", ApiKeyCreate, { name: "🔑".repeat(200) }, null],
+    ["api key name of 201 chars", ApiKeyCreate, { name: "k".repeat(201) }, ["name"]],
+    ["api key PATCH name of 201 chars", ApiKeyPatch, { name: "k".repeat(201) }, ["name"]]
   ])("%s", (_name, schema, input, path) => {
     const paths = pathsOf(schema as Schema.Schema<unknown, unknown>, input)
     if (path === null) expect(paths).toStrictEqual([])

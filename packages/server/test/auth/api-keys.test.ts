@@ -138,13 +138,14 @@ layer(AuthTestServer(), { timeout: 60_000 })("API keys", (it) => {
       expect(listed.body).toEqual([expect.objectContaining({ id, rate_limit_per_minute: 1_000_000_000 })])
     }))
 
-  it.effect("creation validates the body: unknown scopes, non-positive limits, days a month lacks and missing names are 422", () =>
+  it.effect("creation validates the body: unknown scopes, non-positive limits, days a month lacks, missing and over-long names are 422", () =>
     Effect.gen(function*() {
       const dev = yield* signup()
       for (const [body, loc] of [
         [{ name: "x", scopes: ["read:everything"] }, ["body", "scopes", 0]],
         [{ name: "x", rate_limit_per_minute: 0 }, ["body", "rate_limit_per_minute"]],
         [{ name: "x", expires_at: "2026-02-30T00:00:00Z" }, ["body", "expires_at"]],
+        [{ name: "k".repeat(201) }, ["body", "name"]],
         [{ name: "x", expires_at: "2031-06-31T12:00:00+02:00" }, ["body", "expires_at"]],
         [{}, ["body", "name"]]
       ] as const) {
