@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Schema } from "effect"
 import {
+  AccountPatch,
   ApiKeyCreate,
   ApiKeyPatch,
   BlockUsers,
@@ -13,6 +14,7 @@ import {
   InboundSwitch,
   ListQuery,
   MediaFromUrl,
+  Signup,
   TwoFactor,
   WebhookSubscriptionCreate,
   WebhookSubscriptionPatch
@@ -114,6 +116,14 @@ describe("request bodies", () => {
     ["api key PATCH with rate limit above 1,000,000,000", ApiKeyPatch, { rate_limit_per_minute: 2 ** 31 }, ["rate_limit_per_minute"]],
     ["api key without name", ApiKeyCreate, {}, ["name"]],
     ["api key name of 200 emoji", ApiKeyCreate, { name: "🔑".repeat(200) }, null],
+    ["signup name and account name of 200 emoji", Signup, {
+      email: "a@example.com",
+      password: "password",
+      name: "😀".repeat(200),
+      account_name: "🏢".repeat(200)
+    }, null],
+    ["signup name of 201 chars", Signup, { email: "a@example.com", password: "password", name: "n".repeat(201) }, ["name"]],
+    ["account name of 200 emoji", AccountPatch, { name: "🏢".repeat(200) }, null],
     ["api key name of 201 chars", ApiKeyCreate, { name: "k".repeat(201) }, ["name"]],
     ["api key PATCH name of 201 chars", ApiKeyPatch, { name: "k".repeat(201) }, ["name"]]
   ])("%s", (_name, schema, input, path) => {

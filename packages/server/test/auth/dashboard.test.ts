@@ -159,6 +159,13 @@ describe("dashboard", () => {
         const patched = yield* request("PATCH", `${D}/account`, { cookie: dev.cookie, body: { name: "Acme" } })
         expect(patched.body).toMatchObject({ id: dev.accountId, name: "Acme", plan: "free" })
         expect((yield* request("GET", `${D}/account`, { cookie: dev.cookie })).body.name).toBe("Acme")
+        // 200 characters is 200 characters, emoji too (not 400 UTF-16 units); 201 is 422.
+        const emoji = yield* request("PATCH", `${D}/account`, { cookie: dev.cookie, body: { name: "🏢".repeat(200) } })
+        expect(emoji.status).toBe(200)
+        const long = yield* request("PATCH", `${D}/account`, { cookie: dev.cookie, body: { name: "a".repeat(201) } })
+        expect(long.status).toBe(422)
+        expect(long.body.detail[0].loc).toEqual(["body", "name"])
+        yield* request("PATCH", `${D}/account`, { cookie: dev.cookie, body: { name: "Acme" } })
         const billing = yield* request("GET", `${D}/billing`, { cookie: dev.cookie })
         expect(billing.body).toEqual({
           plan: "free",
