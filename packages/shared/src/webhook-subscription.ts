@@ -50,7 +50,7 @@ export type WebhookSubscription = typeof WebhookSubscription.Type
 
 export const TargetUrl = Schema.String.pipe(
   Schema.minLength(TARGET_URL_MIN, { message: () => `must be ${TARGET_URL_MIN} to ${TARGET_URL_MAX} characters` }),
-  Schema.maxLength(TARGET_URL_MAX, { message: () => `must be ${TARGET_URL_MIN} to ${TARGET_URL_MAX} characters` }),
+  maxChars(TARGET_URL_MAX, () => `must be ${TARGET_URL_MIN} to ${TARGET_URL_MAX} characters`),
   Schema.filter((s) => {
     try {
       new URL(s)

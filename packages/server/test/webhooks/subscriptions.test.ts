@@ -1,7 +1,7 @@
 import { verify as octokitVerify } from "@octokit/webhooks-methods"
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { CUSTOM_HEADERS_MAX_BYTES } from "@platform/shared"
+import { CUSTOM_HEADERS_MAX_BYTES, TARGET_URL_MAX } from "@platform/shared"
 import { Effect } from "effect"
 import { AutoPause } from "../../src/delivery/auto-pause.js"
 import { Dispatcher } from "../../src/delivery/dispatcher.js"
@@ -129,6 +129,20 @@ layer(WebhooksTestServer, { excludeTestServices: true })("webhook subscription r
       })
       expect(patch.status).toBe(422)
       expect(patch.body.detail[0].loc).toEqual(["body", "target_url"])
+    }))
+
+  it.scoped("target_url is bounded at 2083 characters, not UTF-16 units: a URL of 2083 characters with emoji is accepted", () =>
+    Effect.gen(function*() {
+      const { key } = yield* developer
+      const prefix = "http://127.0.0.1:9/"
+      const url = (chars: number) => prefix + "\u{1F600}".repeat(chars - prefix.length)
+      expect([...url(TARGET_URL_MAX)]).toHaveLength(TARGET_URL_MAX)
+      const fits = yield* request("POST", base, { key, body: { target_url: url(TARGET_URL_MAX) } })
+      expect(fits.status).toBe(201)
+      expect(fits.body.target_url).toBe(url(TARGET_URL_MAX))
+      const over = yield* request("POST", base, { key, body: { target_url: url(TARGET_URL_MAX + 1) } })
+      expect(over.status).toBe(422)
+      expect(over.body.detail).toMatchObject([{ loc: ["body", "target_url"], msg: `must be 1 to ${TARGET_URL_MAX} characters` }])
     }))
 
   it.scoped("buffer_max_batch without buffer_window_seconds is 422 at create and PATCH (it would never batch); both null turn buffering off", () =>
