@@ -141,6 +141,13 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@platform/se
 
     const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
+    /**
+     * updated_at is the version under which the dispatcher caches a subscription's URL,
+     * headers and keys (requests.ts): a change to them must give a version never seen
+     * before, also when the previous write was stamped with the same millisecond.
+     */
+    const nextVersion = (at: Date) => sql`updated_at = greatest(${at}::timestamptz, updated_at + interval '1 microsecond')`
+
     const checkTarget = (url: string) =>
       checkUrl(url, { allowLocal: config.unsafeAllowLocalTargets }).pipe(
         Effect.mapError((e) => invalid("target_url", e.reason, url, { kind: e.kind }))
@@ -247,7 +254,8 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@platform/se
           input
         )
         const headers = yield* cleanHeaders(input.custom_headers)
-        const set: Record<string, unknown> = { updated_at: yield* now }
+        const at = yield* now
+        const set: Record<string, unknown> = {}
         if (input.target_url !== undefined) set.target_url = input.target_url
         if (input.platform_channel_id !== undefined) set.platform_channel_id = input.platform_channel_id
         if (input.description !== undefined) set.description = input.description
@@ -261,7 +269,8 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@platform/se
           // Switching a subscription that a 410 disabled back on clears that reason.
           if (input.is_active && current.paused_reason === GONE_REASON) set.paused_reason = null
         }
-        const [row] = yield* sql<SubscriptionRow>`update webhook_subscriptions set ${sql.update(set)}
+        const changes = Object.keys(set).length > 0 ? sql`${sql.update(set)},` : sql``
+        const [row] = yield* sql<SubscriptionRow>`update webhook_subscriptions set ${changes} ${nextVersion(at)}
           where id = ${id} and developer_account_id = ${accountId} returning ${sql.literal(COLUMNS)}`.pipe(Effect.orDie)
         if (row === undefined) return yield* new NotFound()
         return subscriptionToWire(row)
@@ -304,7 +313,7 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@platform/se
           previous_secret_encrypted = secret_encrypted,
           previous_secret_expires_at = ${new Date(at.getTime() + ROTATION_OVERLAP_MS)},
           secret_encrypted = ${secrets.encrypt(secret)},
-          updated_at = ${at}
+          ${nextVersion(at)}
         where id = ${id} and developer_account_id = ${accountId}
         returning ${sql.literal(COLUMNS)}`.pipe(Effect.orDie)
       if (row === undefined) return yield* new NotFound()

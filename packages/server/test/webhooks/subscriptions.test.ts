@@ -1,10 +1,12 @@
 import { verify as octokitVerify } from "@octokit/webhooks-methods"
 import { SqlClient } from "@effect/sql"
+import { createHmac } from "node:crypto"
 import { expect, layer } from "@effect/vitest"
 import { CUSTOM_HEADERS_MAX_BYTES, TARGET_URL_MAX } from "@platform/shared"
-import { Effect } from "effect"
+import { Effect, TestClock, TestContext } from "effect"
 import { AutoPause } from "../../src/delivery/auto-pause.js"
 import { Dispatcher } from "../../src/delivery/dispatcher.js"
+import { Subscriptions } from "../../src/domain/subscriptions.js"
 import { createKey, request } from "../auth/support.js"
 import { startReceiver } from "../support/receiver.js"
 import { webhookDeveloper, WebhooksTestServer } from "../support/webhooks.js"
@@ -144,6 +146,36 @@ layer(WebhooksTestServer, { excludeTestServices: true })("webhook subscription r
       expect(over.status).toBe(422)
       expect(over.body.detail).toMatchObject([{ loc: ["body", "target_url"], msg: `must be 1 to ${TARGET_URL_MAX} characters` }])
     }))
+
+  it.scoped("a PATCH or rotation in the same millisecond as the previous write still reaches the dispatcher (new URL, new secret)", () =>
+    Effect.gen(function*() {
+      const first = yield* startReceiver()
+      const second = yield* startReceiver()
+      const { accountId, key } = yield* developer
+      const created = yield* request("POST", base, { key, body: { target_url: first.url } })
+      const id = created.body.id
+      const subscriptions = yield* Subscriptions
+      const dispatcher = yield* Dispatcher
+      // Every write below is stamped with the same millisecond, past the rows' wall-clock due time.
+      yield* TestClock.setTime(Date.now() + 1000)
+      const sendTest = Effect.gen(function*() {
+        yield* subscriptions.test(accountId, id)
+        yield* dispatcher.runOnce()
+      })
+      yield* subscriptions.update(accountId, id, { description: "v1" })
+      yield* sendTest
+      expect(first.received).toHaveLength(1)
+      yield* subscriptions.update(accountId, id, { target_url: second.url })
+      yield* sendTest
+      expect(first.received).toHaveLength(1)
+      expect(second.received).toHaveLength(1)
+      const { secret } = yield* subscriptions.rotateSecret(accountId, id)
+      yield* sendTest
+      const last = second.received[1]!
+      expect(last.headers["x-platform-signature"]).toBe(
+        "sha256=" + createHmac("sha256", secret!).update(last.body).digest("hex")
+      )
+    }).pipe(Effect.provide(TestContext.TestContext)))
 
   it.scoped("buffer_max_batch without buffer_window_seconds is 422 at create and PATCH (it would never batch); both null turn buffering off", () =>
     Effect.gen(function*() {
