@@ -19,6 +19,7 @@ import { HEADER_NAME, newSubscriptionSecret, NOT_IN_HEADER_VALUE, stripReservedH
 import { GONE_REASON } from "../delivery/record.js"
 import { checkUrl } from "../delivery/ssrf.js"
 import { DeliveryWakeup } from "../delivery/wakeup.js"
+import { failedStatusEnvelope } from "../inbound/statuses.js"
 import { type DeliveryRow, deliveryToWire } from "./deliveries.js"
 import { newEventId } from "./events.js"
 import { cursorRange, toPage } from "./pagination.js"
@@ -91,17 +92,9 @@ const sampleData = (event: EventType, nowIso: string, channelId: number | null):
       status: event === "message.sent" ? "sent" : event === "message.delivered" ? "delivered" :
         event === "message.read" ? "read" : event === "message.failed" ? "failed" : null,
       meta_message_id: "wamid.TEST",
+      // The error a real failed status carries (classified like a refused send's 502).
       ...(event === "message.failed"
-        ? {
-          error: {
-            error: "upstream_error",
-            meta_code: 131026,
-            meta_subcode: null,
-            meta_title: "Message undeliverable",
-            message: "Message undeliverable",
-            fbtrace_id: null
-          }
-        }
+        ? { error: failedStatusEnvelope([{ code: 131026, title: "Message undeliverable", message: "Message undeliverable" }]) }
         : {}),
       _test: true
     }

@@ -362,6 +362,15 @@ layer(WebhooksTestServer, { excludeTestServices: true })("webhook subscription r
         .toBe(true)
       const detail = yield* request("GET", `/platform/v1/webhooks/deliveries/${received.body.id}`, { key })
       expect(detail.body).toMatchObject({ status: "delivered", attempts: 1, response_status: 200 })
+
+      // A message.failed sample carries the error a real failed status does: classified, like a send's 502.
+      const failed = yield* request("POST", `${base}/${catchAll.body.id}/test?event_type=message.failed`, { key })
+      const failedSample = yield* request("GET", `/platform/v1/webhooks/deliveries/${failed.body.id}?include=full_envelope`, { key })
+      expect(failedSample.body.envelope.data).toMatchObject({
+        status: "failed",
+        _test: true,
+        error: { error: "undeliverable", meta_code: 131026, meta_title: "Message undeliverable" }
+      })
     }))
 
   it.scoped("deleting a subscription deletes its deliveries (redeliveries too) and attempts, not its sibling's; deleting an account deletes its events", () =>
