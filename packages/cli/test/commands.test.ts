@@ -160,6 +160,16 @@ describe("commands", () => {
     expect(JSON.parse(one.stdout)).toMatchObject({ has_more: true, next_cursor: "ZDoyMg", data: [{ id: 22 }] })
   })
 
+  it("deliveries list shows why each last attempt failed", async () => {
+    const refused = { ...f.delivery, id: 22, status: "pending", response_status: null, delivered_at: null, last_error: "connection refused (ECONNREFUSED)" }
+    api.on("get", dels, { json: { mode: "native", data: [refused, { ...f.delivery, id: 21, last_error: null }], has_more: false, next_cursor: null } })
+    const ran = await cli(["deliveries", "list"])
+    const lines = ran.stdout.trimEnd().split("\n")
+    expect(lines[0]).toMatch(/\sHTTP\s+LAST ERROR\s+CREATED\s/)
+    expect(lines[1]).toMatch(/^22\s+pending\s.*\s-\s+connection refused \(ECONNREFUSED\)\s+\d{4}-/)
+    expect(lines[2]).toMatch(/^21\s+delivered\s.*\s200\s+-\s+\d{4}-/)
+  })
+
   it.each([
     ["deliveries list", ["deliveries", "list"], dels, { mode: "native" }, "More deliveries: add --after ZDoyMg for the next page, or --all for every page."],
     ["deliveries list --before", ["deliveries", "list", "--before", "ZDox"], dels, { mode: "native" }, "More deliveries: add --before ZDoyMg for the next page, or --all for every page."],

@@ -244,4 +244,20 @@ describe("deliveries tail", () => {
     ])
     expect(api.calls[0]!.query).toEqual({ subscription_id: "11", limit: "100" })
   })
+
+  it("says on a failed attempt's line why it failed", async () => {
+    const pending = { ...f.delivery, id: 21, status: "pending", attempts: 0, response_status: null, delivered_at: null }
+    const refused = { ...pending, attempts: 1, latency_ms: 3, last_error: "connection refused (ECONNREFUSED)" }
+    const delivered = { ...f.delivery, id: 21, attempts: 2, last_error: null }
+    const page = (...data: unknown[]) => ({ json: { mode: "native", data, has_more: false, next_cursor: null } })
+    api.on("get", "/platform/v1/webhooks/deliveries", page(pending), page(refused), page(delivered))
+    const controller = new AbortController()
+    const running = cli(["deliveries", "tail", "--interval", "5"], { signal: controller.signal })
+    for (let i = 0; i < 200 && api.calls.length < 4; i++) await new Promise((r) => setTimeout(r, 5))
+    controller.abort()
+    const lines = (await running).stdout.trim().split("\n")
+    expect(lines).toHaveLength(2)
+    expect(lines[0]).toMatch(/pending\s+\[---\]\s+message\.sent\s+3ms\s+connection refused \(ECONNREFUSED\)\s+attempt 1/)
+    expect(lines[1]).not.toContain("connection refused")
+  })
 })

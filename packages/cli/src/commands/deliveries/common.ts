@@ -6,12 +6,16 @@ import type { Column } from "../../output.js"
 export const status = (ctx: Context, s: string): string =>
   s === "delivered" ? ctx.out.c.green(s) : s === "failed" ? ctx.out.c.red(s) : ctx.out.c.yellow(s)
 
-/** Milliseconds from creation to delivery, when both are known (the API has no per-attempt latency yet). */
+/** The receiver's time for the last attempt (latency_ms); for a row without it, creation to delivery when both are known. */
 export const latencyMs = (d: { readonly created_at?: string | undefined; readonly delivered_at?: string | null | undefined; readonly latency_ms?: unknown }): number | undefined => {
   if (typeof d.latency_ms === "number") return d.latency_ms
   if (!d.created_at || !d.delivered_at) return undefined
   return Math.max(0, Date.parse(d.delivered_at) - Date.parse(d.created_at))
 }
+
+/** Why the last attempt failed ("HTTP 503", "connection refused (ECONNREFUSED)", ...), red; "-" when none did. */
+export const lastError = (ctx: Context, d: { readonly last_error?: string | null | undefined }): string =>
+  d.last_error == null ? "-" : ctx.out.c.red(d.last_error)
 
 export const nativeColumns = (ctx: Context): ReadonlyArray<Column<EventDelivery>> => [
   { header: "id", value: (d) => String(d.id) },
@@ -20,6 +24,7 @@ export const nativeColumns = (ctx: Context): ReadonlyArray<Column<EventDelivery>
   { header: "sub", value: (d) => String(d.subscription_id) },
   { header: "attempts", value: (d) => String(d.attempts) },
   { header: "http", value: (d) => (d.response_status == null ? "-" : String(d.response_status)) },
+  { header: "last error", value: (d) => lastError(ctx, d) },
   { header: "created", value: (d) => d.created_at ?? "-" },
   { header: "event id", value: (d) => d.event_id }
 ]
@@ -30,6 +35,7 @@ export const rawColumns = (ctx: Context): ReadonlyArray<Column<RawForwardDeliver
   { header: "channel", value: (d) => String(d.platform_channel_id) },
   { header: "attempts", value: (d) => String(d.attempts) },
   { header: "http", value: (d) => (d.response_status == null ? "-" : String(d.response_status)) },
+  { header: "last error", value: (d) => lastError(ctx, d) },
   { header: "created", value: (d) => d.created_at }
 ]
 

@@ -1,7 +1,7 @@
 import type { EventDelivery } from "@platform/sdk"
 import { clock } from "../../output.js"
 import { command, defined, int, pause, type CommandFactory } from "../util.js"
-import { latencyMs, status } from "./common.js"
+import { lastError, latencyMs, status } from "./common.js"
 
 export const deliveriesTail: CommandFactory = (ctx) =>
   command("tail", "Follow delivery attempts live: one line per attempt (time, status, event type, latency)")
@@ -43,6 +43,7 @@ export const deliveriesTail: CommandFactory = (ctx) =>
             http,
             d.event_type.padEnd(24),
             latency === undefined ? "      -" : `${String(latency).padStart(5)}ms`,
+            ...(d.last_error == null ? [] : [lastError(ctx, d)]),
             ctx.out.c.dim(`attempt ${d.attempts} · delivery ${d.id} · sub ${d.subscription_id} · ${d.event_id}`)
           ].join("  ")
         )
