@@ -20,7 +20,8 @@ const intBetween = (min: number, max: number) =>
 export const CustomHeaders = Schema.Record({ key: Schema.String, value: Schema.String }).annotations({
   // What a 422 says is expected ("Expected <title>, actual ..."); without it, the whole description.
   title: "an object of header names to string values",
-  description: "Headers sent with every delivery. Names are HTTP tokens; values visible ASCII, Latin-1, spaces and " +
+  description: "Headers sent with every delivery. Names are HTTP tokens, each once (case-insensitively); values " +
+    "visible ASCII, Latin-1, spaces and " +
     `tabs; ${CUSTOM_HEADERS_MAX_BYTES} bytes in all. Reserved names (the signature headers, Content-Type, ` +
     "Authorization) are dropped case-insensitively."
 })

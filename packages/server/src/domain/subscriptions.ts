@@ -179,8 +179,15 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@platform/se
       Effect.gen(function*() {
         if (headers === undefined || headers === null) return headers
         let bytes = 0
+        const names = new Map<string, string>()
         for (const [name, value] of Object.entries(headers)) {
           if (!HEADER_NAME.test(name)) return yield* invalid("custom_headers", `"${name}" is not a valid header name`, headers)
+          // Header names are case-insensitive: both would be sent, as one header with two values.
+          const same = names.get(name.toLowerCase())
+          if (same !== undefined) {
+            return yield* invalid("custom_headers", `"${same}" and "${name}" are the same header (names are case-insensitive)`, headers)
+          }
+          names.set(name.toLowerCase(), name)
           const bad = NOT_IN_HEADER_VALUE.exec(value)?.[0]
           if (bad !== undefined) {
             const what = bad === "\r" || bad === "\n" ? "a line break" : codePoint(bad)

@@ -214,7 +214,7 @@ layer(WebhooksTestServer, { excludeTestServices: true })("webhook subscription r
       expect((yield* request("PATCH", `${base}/${buffered.body.id}`, { key, body: { buffer_window_seconds: 3 } })).status).toBe(200)
     }))
 
-  it.scoped("custom headers no request could carry are 422 at create and PATCH, naming the header and the character", () =>
+  it.scoped("custom headers no request could carry, or naming one header twice, are 422 at create and PATCH, naming the header and the character", () =>
     Effect.gen(function*() {
       const { key } = yield* developer
       const target_url = "http://127.0.0.1:9/h"
@@ -225,6 +225,7 @@ layer(WebhooksTestServer, { excludeTestServices: true })("webhook subscription r
         [{ "X-Ctl": "a\u0001b" }, "the value of \"X-Ctl\" contains U+0001, which a header value cannot carry"],
         [{ "X-Line": "a\r\nX-Injected: 1" }, "the value of \"X-Line\" contains a line break, which a header value cannot carry"],
         [{ "X Bad": "v" }, "\"X Bad\" is not a valid header name"],
+        [{ "X-Tenant": "a", "x-tenant": "b" }, "\"X-Tenant\" and \"x-tenant\" are the same header (names are case-insensitive)"],
         [{ "X-Big": "v".repeat(CUSTOM_HEADERS_MAX_BYTES) }, `custom headers may total at most ${CUSTOM_HEADERS_MAX_BYTES} bytes`],
         [{ "X-A": 1 }, "Expected string, actual 1"]
       ]
