@@ -10,6 +10,7 @@ import envelopeByEvent from "./0010_envelope_by_event.js"
 import envelopeText from "./0011_envelope_text.js"
 import deliveryFillfactor from "./0012_delivery_fillfactor.js"
 import deliveryLastError from "./0013_delivery_last_error.js"
+import deliveryFilterIndexes from "./0014_delivery_filter_indexes.js"
 
 /** Migrations imported statically (not read from disk) so the bundled server carries them. */
 export const migrations = {
@@ -24,5 +25,6 @@ export const migrations = {
   "0010_envelope_by_event": envelopeByEvent,
   "0011_envelope_text": envelopeText,
   "0012_delivery_fillfactor": deliveryFillfactor,
-  "0013_delivery_last_error": deliveryLastError
+  "0013_delivery_last_error": deliveryLastError,
+  "0014_delivery_filter_indexes": deliveryFilterIndexes
 }
