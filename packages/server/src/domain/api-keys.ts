@@ -12,6 +12,7 @@ import {
 } from "@platform/shared"
 import { Effect, Schedule } from "effect"
 import { displayPrefix, generateApiKey, hashApiKey, hashApiKeyHex, looksLikeApiKey } from "../crypto/api-key-format.js"
+import { crossProcessInvalidation } from "../db/cache-invalidation.js"
 
 interface KeyRow {
   readonly id: number
@@ -54,12 +55,16 @@ const toApiKey = (row: KeyRow): ApiKey => ({
 
 /*
  * Lookups are cached briefly so an authenticated request costs no query on the hot
- * path. PATCH and DELETE invalidate in this process at once; another instance sees a
- * change within CACHE_TTL_MS. Expiry is checked on every request against the cached
+ * path. PATCH and DELETE invalidate in this process at once, and in every other
+ * instance on real PostgreSQL as soon as their NOTIFY arrives (KEYS_CHANNEL); an
+ * instance that missed it (its LISTEN connection lost) forgets every key, and in
+ * any case sees a change within CACHE_TTL_MS. Expiry is checked on every request against the cached
  * expires_at, so it is exact. Unknown keys are cached for a shorter time so a 401
  * storm of one bad key does not turn into a query storm.
  */
 const CACHE_TTL_MS = 5_000
+/** Where a PATCH or DELETE of a key is announced to other instances (payload: the key's id). */
+const KEYS_CHANNEL = "platform_api_keys"
 const NEGATIVE_TTL_MS = 1_000
 const CACHE_MAX = 50_000
 /** last_used_at resolution: writes are batched and at most one per key per flush. */
@@ -75,13 +80,19 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("@platform/server/ApiKeys
     const hashById = new Map<number, string>()
     const pendingTouches = new Map<number, number>()
 
-    const invalidate = (id: number) => {
+    const invalidate = (id?: number) => {
+      if (id === undefined) {
+        cache.clear()
+        hashById.clear()
+        return
+      }
       const hash = hashById.get(id)
       if (hash !== undefined) {
         cache.delete(hash)
         hashById.delete(id)
       }
     }
+    const announce = yield* crossProcessInvalidation(KEYS_CHANNEL, invalidate)
 
     const create = Effect.fn("ApiKeys.create")(function*(accountId: number, input: ApiKeyCreate) {
       const plaintext = generateApiKey()
@@ -114,6 +125,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("@platform/server/ApiKeys
         where id = ${id} and developer_account_id = ${accountId}
         returning ${sql.literal(columns)}`.pipe(Effect.orDie)
       invalidate(id)
+      yield* announce(id)
       if (rows.length === 0) return yield* new NotFound({ message: "API key not found" })
       return toApiKey(rows[0]!)
     })
@@ -122,6 +134,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("@platform/server/ApiKeys
       const rows = yield* sql`delete from api_keys where id = ${id} and developer_account_id = ${accountId} returning id`
         .pipe(Effect.orDie)
       invalidate(id)
+      yield* announce(id)
       if (rows.length === 0) return yield* new NotFound({ message: "API key not found" })
     })
 

@@ -1,8 +1,6 @@
 import { SqlClient } from "@effect/sql"
-import { PgClient } from "@effect/sql-pg"
 import { Effect, Stream } from "effect"
-import { pgNotify, PgPool } from "../db/client.js"
-import { PgNotifications, RESYNC } from "../db/notifications.js"
+import { crossProcessInvalidation } from "../db/cache-invalidation.js"
 
 /** A platform channel as the inbound router sees it: what never changes while it is connected. */
 export interface RoutedChannel {
@@ -77,8 +75,6 @@ export const channelRoutesChanged = (channelId?: number): Effect.Effect<void> =>
 export class ChannelDirectory extends Effect.Service<ChannelDirectory>()("@platform/server/ChannelDirectory", {
   scoped: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const pg = yield* Effect.serviceOption(PgClient.PgClient)
-    const pool = yield* Effect.serviceOption(PgPool)
     const cache = new Map<string, Cached>()
 
     const keyOf = (kind: "p" | "w" | "s", id: string) => `${kind}:${id}`
@@ -143,24 +139,8 @@ export class ChannelDirectory extends Effect.Service<ChannelDirectory>()("@platf
     /** Forgets cached routes (all of them, or one channel's) after a connect, disconnect or identifier change. */
     const invalidate = (channelId?: number) => Effect.sync(() => forget(channelId))
 
-    // Other processes' changes (real Postgres only: embedded PGlite is one process,
-    // and its socket server mixes notifications into other connections' streams).
-    const crossProcess = pg._tag === "Some" && pool._tag === "Some" && !pool.value.embedded
-    const announce = (channelId?: number): Effect.Effect<void> =>
-      crossProcess
-        ? pgNotify(pg.value, ROUTES_CHANNEL, channelId === undefined ? RESYNC : String(channelId)).pipe(
-          Effect.catchAllCause((cause) => Effect.logWarning("channel route NOTIFY failed", cause))
-        )
-        : Effect.void
-    const notifications = yield* Effect.serviceOption(PgNotifications)
-    if (crossProcess && notifications._tag === "Some") {
-      // RESYNC: every route changed (announced so, or told after a lost LISTEN connection).
-      const payloads = yield* notifications.value.subscribe(ROUTES_CHANNEL)
-      yield* payloads.pipe(
-        Stream.runForEach((payload) => Effect.sync(() => forget(payload === RESYNC ? undefined : Number(payload)))),
-        Effect.forkScoped
-      )
-    }
+    // Other processes' changes: RESYNC (every route changed) or one channel's.
+    const announce = yield* crossProcessInvalidation(ROUTES_CHANNEL, forget)
 
     const registration = { forget, announce }
     directories.add(registration)
