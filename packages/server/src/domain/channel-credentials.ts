@@ -2,6 +2,8 @@ import { SqlClient } from "@effect/sql"
 import { ChannelUnusable, NotFound } from "@platform/shared"
 import { Effect } from "effect"
 import { Secrets } from "../crypto/secrets.js"
+import { crossProcessInvalidation } from "../db/cache-invalidation.js"
+import { ROUTES_CHANNEL } from "../inbound/router.js"
 import type { ChannelCredentials } from "../upstream/credentials.js"
 
 export interface UsableChannel {
@@ -30,9 +32,9 @@ interface Entry {
 }
 
 /*
- * Why a TTL and not only invalidation: a disconnect in another instance cannot reach
- * this process's memory. Five seconds bounds how long a disconnected channel's token
- * can still be used here; a disconnect in this process drops the entry at once.
+ * A disconnect in this process drops the entry at once, one in another instance as
+ * soon as its NOTIFY arrives (ROUTES_CHANNEL). The TTL bounds how long a
+ * disconnected channel's token can still be used here when a NOTIFY was missed.
  */
 const TTL_MS = 5_000
 const MAX_ENTRIES = 10_000
@@ -45,10 +47,15 @@ const MAX_ENTRIES = 10_000
 export class ChannelCredentialsCache extends Effect.Service<ChannelCredentialsCache>()(
   "@platform/server/ChannelCredentialsCache",
   {
-    effect: Effect.gen(function*() {
+    scoped: Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
       const secrets = yield* Secrets
       const entries = new Map<number, Entry>()
+      // A channel changed in another process (RESYNC: any of them may have).
+      yield* crossProcessInvalidation(ROUTES_CHANNEL, (channelId) => {
+        if (channelId === undefined) entries.clear()
+        else entries.delete(channelId)
+      })
 
       const load = (channelId: number) =>
         Effect.gen(function*() {

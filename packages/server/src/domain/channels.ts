@@ -17,8 +17,9 @@ import { Effect, Redacted, Schema } from "effect"
 import { AppConfig } from "../config.js"
 import { randomToken } from "../crypto/api-key-format.js"
 import { Secrets } from "../crypto/secrets.js"
+import { crossProcessInvalidation } from "../db/cache-invalidation.js"
 import { checkUrl } from "../delivery/ssrf.js"
-import { channelRoutesChanged } from "../inbound/router.js"
+import { channelRoutesChanged, ROUTES_CHANNEL } from "../inbound/router.js"
 import { announcingEvents } from "../delivery/wakeup.js"
 import { lockAccount } from "./account-lock.js"
 import { ChannelCredentialsCache } from "./channel-credentials.js"
@@ -102,7 +103,7 @@ const newWebhookSecret = () => `whsec_${randomToken(32)}`
  * Every query is scoped by account; a foreign id is the same 404 as a missing one.
  */
 export class Channels extends Effect.Service<Channels>()("@platform/server/Channels", {
-  effect: Effect.gen(function*() {
+  scoped: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const secrets = yield* Secrets
     const events = yield* Events
@@ -119,13 +120,18 @@ export class Channels extends Effect.Service<Channels>()("@platform/server/Chann
     /*
      * The v1 list is read far more often than channels change, so it is cached per
      * account for LIST_CACHE_MS, together with its encoded JSON bodies: every change
-     * made here invalidates at once, a change made by another instance or another
-     * module is visible within that time.
+     * made here invalidates at once, a connect or disconnect in another instance as
+     * soon as its NOTIFY arrives (ROUTES_CHANNEL), any other change within that time.
      */
     const listCache = new Map<number, ListEntry>()
     const invalidate = (accountId: number) => {
       listCache.delete(accountId)
     }
+    yield* crossProcessInvalidation(ROUTES_CHANNEL, (channelId) => {
+      for (const [accountId, entry] of listCache) {
+        if (channelId === undefined || entry.channels.some((c) => c.channel_id === channelId)) listCache.delete(accountId)
+      }
+    })
 
     const filtered = (channels: ReadonlyArray<Channel>, type?: ChannelType) =>
       type === undefined ? channels : channels.filter((c) => c.type === type)

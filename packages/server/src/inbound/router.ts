@@ -43,8 +43,11 @@ const HIT_TTL_MS = 60_000
 const MISS_TTL_MS = 5_000
 const MAX_ENTRIES = 50_000
 
-/** Where a connect, disconnect or kill-switch change is announced to other processes. */
-const ROUTES_CHANNEL = "platform_channel_routes"
+/**
+ * Where a connect (RESYNC), disconnect or kill-switch change (the channel's id) is
+ * announced to other processes: their routes, channel lists and credentials forget it.
+ */
+export const ROUTES_CHANNEL = "platform_channel_routes"
 
 /** Every live directory of this process, so a channel change reaches them all at once. */
 const directories = new Set<{

@@ -1,0 +1,149 @@
+import { PgClient } from "@effect/sql-pg"
+import { expect, layer } from "@effect/vitest"
+import { Context, Duration, Effect, Either, Layer, Redacted, Schedule } from "effect"
+import { randomBytes } from "node:crypto"
+import { vi } from "vitest"
+import { AppConfig } from "../src/config.js"
+import { Secrets } from "../src/crypto/secrets.js"
+import { pgNotify } from "../src/db/client.js"
+import { ApiKeys } from "../src/domain/api-keys.js"
+import { DeliveryWakeup } from "../src/delivery/wakeup.js"
+import { ChannelCredentialsCache } from "../src/domain/channel-credentials.js"
+import { ChannelOnboarding } from "../src/domain/channel-onboarding.js"
+import { Channels } from "../src/domain/channels.js"
+import { Events } from "../src/domain/events.js"
+import { UpstreamLive } from "../src/upstream/live.js"
+import { ROUTES_CHANNEL } from "../src/inbound/router.js"
+import { sql, TestDatabase } from "./support/database.js"
+
+/** One instance's service over the shared database, for the life of the test's scope (each call: another instance). */
+const instance = <I, S>(service: Context.Tag<I, S>, layer: Layer.Layer<I, never, any>) =>
+  Effect.map(Layer.build(Layer.fresh(layer)), (context) => Context.get(context, service))
+
+/** Freezes the caches' clock (Date only: timers run), so a cached entry never grows stale by itself. */
+const freezeDate = Effect.acquireRelease(
+  Effect.sync(() => vi.useFakeTimers({ toFake: ["Date"], now: Date.now() })),
+  () => Effect.sync(() => vi.useRealTimers())
+)
+
+/** Waits, polling, until `check` holds: with the Date frozen, only a NOTIFY can make it so. */
+const eventually = (check: Effect.Effect<boolean>, what: string) =>
+  check.pipe(
+    Effect.repeat({ until: (ok) => ok, schedule: Schedule.spaced(Duration.millis(10)) }),
+    Effect.timeoutFail({ duration: Duration.seconds(10), onTimeout: () => new Error(`the other instance kept ${what}`) })
+  )
+
+const Config = AppConfig.layerWith({
+  LOG_LEVEL: "warning",
+  ENCRYPTION_KEY: randomBytes(32).toString("base64"),
+  SESSION_SECRET: randomBytes(32).toString("base64")
+})
+
+/** Whether the database is real PostgreSQL: embedded PGlite is one process, with no other instance to tell. */
+const realPostgres = Effect.gen(function*() {
+  const [server] = yield* (yield* sql)<{ version: string }>`select version() as version`
+  return !/PGlite/i.test(server!.version)
+})
+
+/** Waits for `keys` to have forgotten `plaintext` (its next request asks the database). */
+const forgotten = (keys: ApiKeys, plaintext: string) =>
+  eventually(Effect.sync(() => keys.lookupCached(plaintext) === undefined), "the key")
+
+const ChannelsInstance = Channels.Default.pipe(
+  Layer.provide(Layer.mergeAll(Events.Default, ChannelOnboarding.Default).pipe(
+    Layer.provideMerge(Layer.merge(UpstreamLive, DeliveryWakeup.Default))
+  ))
+)
+
+const Instances = Layer.provideMerge(Secrets.Default, Layer.merge(TestDatabase, Config))
+
+layer(Instances, { timeout: 60_000, excludeTestServices: true })("caches of several instances over one database", (it) => {
+  it.scoped("a key deactivated or deleted on one instance is refused by another at once, not after its cache TTL", () =>
+    Effect.gen(function*() {
+      const [account] = yield* (yield* sql)<{ id: number }>`insert into developer_accounts (name) values ('a') returning id`
+      const a = yield* instance(ApiKeys, ApiKeys.Default)
+      // Embedded PGlite serves one process: there, the instance that made the change is the one to check.
+      const b = (yield* realPostgres) ? yield* instance(ApiKeys, ApiKeys.Default) : a
+      const created = yield* a.create(account!.id, { name: "ci" })
+      expect(yield* b.lookup(created.key)).toMatchObject({ id: created.id, is_active: true })
+      expect(b.lookupCached(created.key)).toMatchObject({ is_active: true })
+
+      yield* freezeDate
+
+      yield* a.update(account!.id, created.id, { is_active: false })
+      yield* forgotten(b, created.key)
+      expect(yield* b.lookup(created.key)).toMatchObject({ id: created.id, is_active: false })
+
+      yield* a.remove(account!.id, created.id)
+      yield* forgotten(b, created.key)
+      expect(yield* b.lookup(created.key)).toBeNull()
+      if (a === b) return
+
+      // Told that anything may have changed (after its LISTEN connection was lost and regained), b forgets every key.
+      const other = yield* a.create(account!.id, { name: "other" })
+      yield* b.lookup(other.key)
+      yield* pgNotify(yield* PgClient.PgClient, "platform_api_keys", "*")
+      yield* forgotten(b, other.key)
+    }))
+
+  it.scoped("a channel disconnected by another instance is unusable here at once: its cached token is forgotten", () =>
+    Effect.gen(function*() {
+      if (!(yield* realPostgres)) return // one process on embedded PGlite: a disconnect there drops the entry itself
+      const db = yield* sql
+      const secrets = yield* Secrets
+      const [account] = yield* db<{ id: number }>`insert into developer_accounts (name) values ('c') returning id`
+      const [channel] = yield* db<{ id: number }>`
+        insert into platform_channels (developer_account_id, type, name, phone_number_id, waba_id, access_token_encrypted)
+        values (${account!.id}, 'chat', 'c', '100', '200', ${secrets.encrypt("token-1")}) returning id`
+      const credentials = yield* instance(ChannelCredentialsCache, ChannelCredentialsCache.Default)
+      const usable = yield* credentials.get(account!.id, channel!.id)
+      expect(Redacted.value(usable.creds.access_token)).toBe("token-1")
+
+      yield* freezeDate
+      // What Channels.disconnect commits and announces, in another instance.
+      yield* db`update platform_channels set status = 'disconnected', is_active = false, access_token_encrypted = null
+        where id = ${channel!.id}`
+      yield* pgNotify(yield* PgClient.PgClient, ROUTES_CHANNEL, String(channel!.id))
+      yield* eventually(
+        Effect.map(Effect.either(credentials.get(account!.id, channel!.id)), (r) =>
+          Either.isLeft(r) && r.left._tag === "ChannelUnusable"),
+        "the disconnected channel's token"
+      )
+    }))
+
+  it.scoped("GET /channels of an instance shows a channel connected or disconnected by another instance at once", () =>
+    Effect.gen(function*() {
+      if (!(yield* realPostgres)) return // one process on embedded PGlite: a change there forgets the list itself
+      const db = yield* sql
+      const secrets = yield* Secrets
+      const [account] = yield* db<{ id: number }>`insert into developer_accounts (name) values ('d') returning id`
+      const connect = (phone: string) =>
+        db<{ id: number }>`
+          insert into platform_channels (developer_account_id, type, name, phone_number_id, waba_id, access_token_encrypted)
+          values (${account!.id}, 'chat', ${phone}, ${phone}, '200', ${secrets.encrypt("t")}) returning id`
+      const [first] = yield* connect("101")
+      const channels = yield* instance(Channels, ChannelsInstance)
+      const listed = (body: Uint8Array) =>
+        (JSON.parse(new TextDecoder().decode(body)) as Array<{ channel_id: number; status: string }>)
+          .map((c) => `${c.channel_id}:${c.status}`)
+      expect(listed(yield* channels.listJson(account!.id))).toEqual([`${first!.id}:active`])
+
+      yield* freezeDate
+      const pg = yield* PgClient.PgClient
+      // A connect in another instance announces RESYNC (every route may have changed).
+      const [second] = yield* connect("102")
+      yield* pgNotify(pg, ROUTES_CHANNEL, "*")
+      yield* eventually(
+        Effect.map(channels.listJson(account!.id), (body) => listed(body).length === 2),
+        "the list without the new channel"
+      )
+      // A disconnect announces the channel's id.
+      yield* db`update platform_channels set status = 'disconnected', is_active = false where id = ${first!.id}`
+      yield* pgNotify(pg, ROUTES_CHANNEL, String(first!.id))
+      yield* eventually(
+        Effect.map(channels.listJson(account!.id), (body) => listed(body).includes(`${first!.id}:disconnected`)),
+        "the disconnected channel as active"
+      )
+      expect(listed(yield* channels.listJson(account!.id))).toContain(`${second!.id}:active`)
+    }))
+})
