@@ -11,12 +11,12 @@
 import { SqlClient } from "@effect/sql"
 import { DeliveryListQuery } from "@platform/shared"
 import { Effect, Layer, Schema } from "effect"
-import { migrate, parseDatabaseUrl, pgLayer } from "../src/db/client.js"
+import { parseDatabaseUrl } from "../src/db/client.js"
 import { DeliveryWakeup } from "../src/delivery/wakeup.js"
 import { Deliveries } from "../src/domain/deliveries.js"
-import { median, query } from "./support.js"
+import { databaseUrl, runOnScratchDatabase } from "./scratch-database.js"
+import { median } from "./support.js"
 
-const databaseUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test"
 const DELIVERIES = Number(process.env.BENCH_DELIVERIES ?? 200_000)
 const RUNS = Number(process.env.BENCH_RUNS ?? 20)
 const RARE = 50
@@ -62,23 +62,7 @@ const main = Effect.gen(function*() {
   }
 })
 
-const program = Effect.gen(function*() {
-  const scratch = `bench_deliveries_list_${Date.now().toString(36)}`
-  yield* Effect.acquireRelease(
-    Effect.promise(() => query(databaseUrl, `create database ${scratch}`)),
-    () => Effect.promise(() => query(databaseUrl, `drop database if exists ${scratch} with (force)`).catch(() => undefined))
-  )
-  const Database = Layer.effectDiscard(migrate).pipe(
-    Layer.provideMerge(pgLayer({ ...parseDatabaseUrl(databaseUrl), database: scratch }, 2))
-  )
-  const Services = Deliveries.Default.pipe(Layer.provide(DeliveryWakeup.Default))
-  yield* main.pipe(Effect.provide(Services), Effect.provide(Database))
-}).pipe(Effect.scoped)
-
-Effect.runPromise(program).then(
-  () => process.exit(0),
-  (error) => {
-    console.error(error)
-    process.exit(1)
-  }
+runOnScratchDatabase(
+  "bench_deliveries_list",
+  main.pipe(Effect.provide(Deliveries.Default.pipe(Layer.provide(DeliveryWakeup.Default))))
 )

@@ -10,10 +10,9 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer } from "effect"
-import { migrate, parseDatabaseUrl, pgLayer } from "../src/db/client.js"
-import { query } from "./support.js"
+import { parseDatabaseUrl } from "../src/db/client.js"
+import { databaseUrl, runOnScratchDatabase } from "./scratch-database.js"
 
-const databaseUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test"
 const DELIVERIES = Number(process.env.BENCH_DELIVERIES ?? 20_000)
 
 const main = Effect.gen(function*() {
@@ -45,22 +44,4 @@ const main = Effect.gen(function*() {
     `${Math.round(ms)} ms; left: ${left!.gone} of it, ${left!.kept} of its sibling`)
 })
 
-const program = Effect.gen(function*() {
-  const scratch = `bench_subscription_delete_${Date.now().toString(36)}`
-  yield* Effect.acquireRelease(
-    Effect.promise(() => query(databaseUrl, `create database ${scratch}`)),
-    () => Effect.promise(() => query(databaseUrl, `drop database if exists ${scratch} with (force)`).catch(() => undefined))
-  )
-  const Database = Layer.effectDiscard(migrate).pipe(
-    Layer.provideMerge(pgLayer({ ...parseDatabaseUrl(databaseUrl), database: scratch }, 2))
-  )
-  yield* main.pipe(Effect.provide(Database))
-}).pipe(Effect.scoped)
-
-Effect.runPromise(program).then(
-  () => process.exit(0),
-  (error) => {
-    console.error(error)
-    process.exit(1)
-  }
-)
+runOnScratchDatabase("bench_subscription_delete", main)

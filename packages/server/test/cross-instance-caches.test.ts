@@ -45,6 +45,21 @@ const realPostgres = Effect.gen(function*() {
   return !/PGlite/i.test(server!.version)
 })
 
+/** An account of its own for one test. */
+const account = (name: string) =>
+  Effect.flatMap(sql, (db) => db<{ id: number }>`insert into developer_accounts (name) values (${name}) returning id`)
+    .pipe(Effect.map(([row]) => row!.id))
+
+/** A connected chat channel of `accountId`, as a connect commits it (in whichever instance). */
+const connectChannel = (accountId: number, phone: string, token: string) =>
+  Effect.gen(function*() {
+    const secrets = yield* Secrets
+    const [row] = yield* (yield* sql)<{ id: number }>`
+      insert into platform_channels (developer_account_id, type, name, phone_number_id, waba_id, access_token_encrypted)
+      values (${accountId}, 'chat', ${phone}, ${phone}, '200', ${secrets.encrypt(token)}) returning id`
+    return row!.id
+  })
+
 /** Waits for `keys` to have forgotten `plaintext` (its next request asks the database). */
 const forgotten = (keys: ApiKeys, plaintext: string) =>
   eventually(Effect.sync(() => keys.lookupCached(plaintext) === undefined), "the key")
@@ -60,27 +75,27 @@ const Instances = Layer.provideMerge(Secrets.Default, Layer.merge(TestDatabase, 
 layer(Instances, { timeout: 60_000, excludeTestServices: true })("caches of several instances over one database", (it) => {
   it.scoped("a key deactivated or deleted on one instance is refused by another at once, not after its cache TTL", () =>
     Effect.gen(function*() {
-      const [account] = yield* (yield* sql)<{ id: number }>`insert into developer_accounts (name) values ('a') returning id`
+      const accountId = yield* account("a")
       const a = yield* instance(ApiKeys, ApiKeys.Default)
       // Embedded PGlite serves one process: there, the instance that made the change is the one to check.
       const b = (yield* realPostgres) ? yield* instance(ApiKeys, ApiKeys.Default) : a
-      const created = yield* a.create(account!.id, { name: "ci" })
+      const created = yield* a.create(accountId, { name: "ci" })
       expect(yield* b.lookup(created.key)).toMatchObject({ id: created.id, is_active: true })
       expect(b.lookupCached(created.key)).toMatchObject({ is_active: true })
 
       yield* freezeDate
 
-      yield* a.update(account!.id, created.id, { is_active: false })
+      yield* a.update(accountId, created.id, { is_active: false })
       yield* forgotten(b, created.key)
       expect(yield* b.lookup(created.key)).toMatchObject({ id: created.id, is_active: false })
 
-      yield* a.remove(account!.id, created.id)
+      yield* a.remove(accountId, created.id)
       yield* forgotten(b, created.key)
       expect(yield* b.lookup(created.key)).toBeNull()
       if (a === b) return
 
       // Told that anything may have changed (after its LISTEN connection was lost and regained), b forgets every key.
-      const other = yield* a.create(account!.id, { name: "other" })
+      const other = yield* a.create(accountId, { name: "other" })
       yield* b.lookup(other.key)
       yield* pgNotify(yield* PgClient.PgClient, "platform_api_keys", "*")
       yield* forgotten(b, other.key)
@@ -90,22 +105,19 @@ layer(Instances, { timeout: 60_000, excludeTestServices: true })("caches of seve
     Effect.gen(function*() {
       if (!(yield* realPostgres)) return // one process on embedded PGlite: a disconnect there drops the entry itself
       const db = yield* sql
-      const secrets = yield* Secrets
-      const [account] = yield* db<{ id: number }>`insert into developer_accounts (name) values ('c') returning id`
-      const [channel] = yield* db<{ id: number }>`
-        insert into platform_channels (developer_account_id, type, name, phone_number_id, waba_id, access_token_encrypted)
-        values (${account!.id}, 'chat', 'c', '100', '200', ${secrets.encrypt("token-1")}) returning id`
+      const accountId = yield* account("c")
+      const channelId = yield* connectChannel(accountId, "100", "token-1")
       const credentials = yield* instance(ChannelCredentialsCache, ChannelCredentialsCache.Default)
-      const usable = yield* credentials.get(account!.id, channel!.id)
+      const usable = yield* credentials.get(accountId, channelId)
       expect(Redacted.value(usable.creds.access_token)).toBe("token-1")
 
       yield* freezeDate
       // What Channels.disconnect commits and announces, in another instance.
       yield* db`update platform_channels set status = 'disconnected', is_active = false, access_token_encrypted = null
-        where id = ${channel!.id}`
-      yield* pgNotify(yield* PgClient.PgClient, ROUTES_CHANNEL, String(channel!.id))
+        where id = ${channelId}`
+      yield* pgNotify(yield* PgClient.PgClient, ROUTES_CHANNEL, String(channelId))
       yield* eventually(
-        Effect.map(Effect.either(credentials.get(account!.id, channel!.id)), (r) =>
+        Effect.map(Effect.either(credentials.get(accountId, channelId)), (r) =>
           Either.isLeft(r) && r.left._tag === "ChannelUnusable"),
         "the disconnected channel's token"
       )
@@ -115,35 +127,30 @@ layer(Instances, { timeout: 60_000, excludeTestServices: true })("caches of seve
     Effect.gen(function*() {
       if (!(yield* realPostgres)) return // one process on embedded PGlite: a change there forgets the list itself
       const db = yield* sql
-      const secrets = yield* Secrets
-      const [account] = yield* db<{ id: number }>`insert into developer_accounts (name) values ('d') returning id`
-      const connect = (phone: string) =>
-        db<{ id: number }>`
-          insert into platform_channels (developer_account_id, type, name, phone_number_id, waba_id, access_token_encrypted)
-          values (${account!.id}, 'chat', ${phone}, ${phone}, '200', ${secrets.encrypt("t")}) returning id`
-      const [first] = yield* connect("101")
+      const accountId = yield* account("d")
+      const first = yield* connectChannel(accountId, "101", "t")
       const channels = yield* instance(Channels, ChannelsInstance)
       const listed = (body: Uint8Array) =>
         (JSON.parse(new TextDecoder().decode(body)) as Array<{ channel_id: number; status: string }>)
           .map((c) => `${c.channel_id}:${c.status}`)
-      expect(listed(yield* channels.listJson(account!.id))).toEqual([`${first!.id}:active`])
+      expect(listed(yield* channels.listJson(accountId))).toEqual([`${first}:active`])
 
       yield* freezeDate
       const pg = yield* PgClient.PgClient
       // A connect in another instance announces RESYNC (every route may have changed).
-      const [second] = yield* connect("102")
+      const second = yield* connectChannel(accountId, "102", "t")
       yield* pgNotify(pg, ROUTES_CHANNEL, "*")
       yield* eventually(
-        Effect.map(channels.listJson(account!.id), (body) => listed(body).length === 2),
+        Effect.map(Effect.suspend(() => channels.listJson(accountId)), (body) => listed(body).length === 2),
         "the list without the new channel"
       )
       // A disconnect announces the channel's id.
-      yield* db`update platform_channels set status = 'disconnected', is_active = false where id = ${first!.id}`
-      yield* pgNotify(pg, ROUTES_CHANNEL, String(first!.id))
+      yield* db`update platform_channels set status = 'disconnected', is_active = false where id = ${first}`
+      yield* pgNotify(pg, ROUTES_CHANNEL, String(first))
       yield* eventually(
-        Effect.map(channels.listJson(account!.id), (body) => listed(body).includes(`${first!.id}:disconnected`)),
+        Effect.map(Effect.suspend(() => channels.listJson(accountId)), (body) => listed(body).includes(`${first}:disconnected`)),
         "the disconnected channel as active"
       )
-      expect(listed(yield* channels.listJson(account!.id))).toContain(`${second!.id}:active`)
+      expect(listed(yield* channels.listJson(accountId))).toContain(`${second}:active`)
     }))
 })
