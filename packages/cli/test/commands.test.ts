@@ -131,16 +131,26 @@ describe("commands", () => {
     expect(ran.stderr).toMatch(/shown only once/)
   })
 
-  it("subscriptions list --all walks every page", async () => {
-    api.on(
-      "get",
-      subs,
-      { json: { data: [{ ...f.subscription, id: 2 }], has_more: true, next_cursor: "c1" } },
-      { json: { data: [{ ...f.subscription, id: 1 }], has_more: false, next_cursor: null } }
-    )
+  it("subscriptions list --all --json walks every page into one list object; without --all it keeps the page's cursor", async () => {
+    const pages = (): void =>
+      api.on(
+        "get",
+        subs,
+        { json: { data: [{ ...f.subscription, id: 2 }], has_more: true, next_cursor: "c1" } },
+        { json: { data: [{ ...f.subscription, id: 1 }], has_more: false, next_cursor: null } }
+      )
+    pages()
     const ran = await cli(["subscriptions", "list", "--all", "--json"])
-    expect((JSON.parse(ran.stdout) as Array<{ id: number }>).map((s) => s.id)).toEqual([2, 1])
+    expect(JSON.parse(ran.stdout)).toEqual({ data: [{ ...f.subscription, id: 2 }, { ...f.subscription, id: 1 }], has_more: false, next_cursor: null })
     expect(api.calls.map((c) => c.query)).toEqual([{}, { after: "c1" }])
+    pages()
+    const one = await cli(["subscriptions", "list", "--json"])
+    expect(JSON.parse(one.stdout)).toEqual({ data: [{ ...f.subscription, id: 2 }], has_more: true, next_cursor: "c1" })
+  })
+
+  it.each([["subscriptions list"], ["deliveries list"]])("%s --help says what --json prints", async (name) => {
+    const ran = await cli([...name.split(" "), "--help"])
+    expect(ran.stdout).toContain("With --json: the API's list object {data, has_more, next_cursor}")
   })
 
   it("deliveries list --all --json walks every page into one document; without --all it keeps the page's cursor", async () => {

@@ -61,9 +61,10 @@ describe("CLI against the real server", () => {
     const created = await json(["subscriptions", "create", "--url", receiver.url, "--description", "cli e2e"])
     expect(created).toMatchObject({ target_url: receiver.url, description: "cli e2e", is_active: true, secret: expect.stringMatching(/^whsec_/) })
     subscription = { id: created.id, secret: created.secret }
-    const listed = (await json(["subscriptions", "list"])) as Array<{ id: number; secret?: string }>
-    expect(listed.map((s) => s.id)).toEqual([subscription.id])
-    expect(listed[0]!.secret).toBeUndefined()
+    const listed = (await json(["subscriptions", "list"])) as { data: Array<{ id: number; secret?: string }>; has_more: boolean }
+    expect(listed.data.map((s) => s.id)).toEqual([subscription.id])
+    expect(listed.has_more).toBe(false)
+    expect(listed.data[0]!.secret).toBeUndefined()
     const table = await cli(["subscriptions", "list"], { env: env() })
     expect(table.stdout).toMatch(new RegExp(`\\n${subscription.id}\\s+http://127\\.0\\.0\\.1`))
 

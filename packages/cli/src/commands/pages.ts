@@ -2,12 +2,17 @@ import type { CursorPage, PagePromise } from "@platform/sdk"
 import type { Command } from "commander"
 import type { Context } from "../context.js"
 
-/** Adds the paging options of a list command: --limit, --after, --before and --all. */
+/** Adds the paging options of a list command (--after, --before, --all) and says what its --json prints. */
 export const pageOptions = (cmd: Command): Command =>
   cmd
     .option("--after <cursor>", "the page after this cursor (older rows): a list's next_cursor")
     .option("--before <cursor>", "the rows before this cursor (newer rows), nearest first")
     .option("--all", "fetch every page from there on")
+    .addHelpText("after", `\n${LIST_JSON}\n`)
+
+/** What every paged list prints with --json, as its help says. */
+export const LIST_JSON =
+  "With --json: the API's list object {data, has_more, next_cursor} (next_cursor null when there is no more or with --all)."
 
 /** The cursor fields of the parsed options, for the list call. */
 export const cursors = (o: Record<string, unknown>): { after?: string; before?: string } => ({

@@ -31,5 +31,6 @@ export const exitCodes = `Exit codes
   130  interrupted (Ctrl-C) while a command was running
 
   With --json, data goes to stdout as one JSON document (streaming commands: one
-  JSON object per line); messages and errors always go to stderr.
+  JSON object per line; paged lists: the API's {data, has_more, next_cursor});
+  messages and errors always go to stderr.
 `

@@ -7,7 +7,7 @@ export const subscriptionsList: CommandFactory = (ctx) =>
     const client = await ctx.client()
     const params = { ...(o.limit !== undefined ? { limit: o.limit as number } : {}), ...cursors(o) }
     const listed = await loadPages(ctx, client.webhooks.subscriptions.list(params), o.all === true)
-    ctx.out.result(listed.data, () => {
+    ctx.out.result({ data: listed.data, has_more: listed.has_more, next_cursor: listed.next_cursor }, () => {
       ctx.out.table(listed.data, columns(ctx), "No subscriptions yet: `platform subscriptions create --url https://...`.")
       moreHint(ctx, "subscriptions", listed, o)
     })
