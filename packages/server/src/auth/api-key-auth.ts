@@ -3,12 +3,8 @@ import {
   ApiKeyAuth,
   CsrfRejected,
   MissingScope,
-  PlatformApi,
   type Principal,
   RateLimited,
-  routeKey,
-  type RouteSecurity,
-  routeTable,
   type Scope,
   Scopes,
   SESSION_COOKIE,
@@ -22,6 +18,7 @@ import { responseHeaders } from "../http/response-headers.js"
 import { keyAuthenticates } from "./credential-check.js"
 import { isSameOriginRequest } from "./csrf.js"
 import { type RateDecision, RateLimiter } from "./rate-limiter.js"
+import { routeSecurityOf } from "./route-security.js"
 
 const setRateHeaders = (request: HttpServerRequest.HttpServerRequest, d: RateDecision) => {
   const headers = responseHeaders(request)
@@ -45,15 +42,6 @@ export const ApiKeyAuthLive = Layer.effect(
     const limiter = yield* RateLimiter
     const sessions = yield* Sessions
     const config = yield* AppConfig
-    const table = new Map(routeTable(PlatformApi).map((r) => [routeKey(r.method, r.path), r]))
-    // Routes are built once, so their entries are memoized by identity (no key string per request).
-    const byRoute = new WeakMap<HttpRouter.Route<unknown, unknown>, RouteSecurity | undefined>()
-    const entryOf = (route: HttpRouter.Route<unknown, unknown>) => {
-      if (byRoute.has(route)) return byRoute.get(route)
-      const entry = table.get(routeKey(route.method, route.path))
-      byRoute.set(route, entry)
-      return entry
-    }
     const unauthorized = new Unauthorized()
 
     // The hot path of every keyed request: plain flatMaps rather than generators, a
@@ -105,7 +93,7 @@ export const ApiKeyAuthLive = Layer.effect(
           Unauthorized | RateLimited | MissingScope | CsrfRejected
         > => {
           const { route } = Context.get(context, HttpRouter.RouteContext)
-          const entry = entryOf(route)
+          const entry = routeSecurityOf(route)
           if (entry === undefined || entry.scope === null) {
             return Effect.die(new Error(`route ${route.method} ${route.path} has no RequiredScope`))
           }

@@ -28,10 +28,11 @@ export const EventsStreamLive = HttpApiBuilder.group(PlatformApi, "events", (han
     const stream = yield* EventStream
     const wakeup = yield* DeliveryWakeup
     const draining = yield* Draining
-    const stillAuthenticated = yield* makeCredentialCheck
-    return handlers.handleRaw("stream", ({ headers, request, urlParams }) =>
+    const credentialCheck = yield* makeCredentialCheck
+    return handlers.handleRaw("stream", ({ headers, urlParams }) =>
       Effect.gen(function*() {
         const principal = yield* CurrentPrincipal
+        const stillAuthenticated = yield* credentialCheck
         const eventTypes = urlParams.event_types
         const filter = {
           accountId: principal.account_id,
@@ -47,7 +48,7 @@ export const EventsStreamLive = HttpApiBuilder.group(PlatformApi, "events", (han
             const at = yield* Clock.currentTimeMillis
             if (at - lastCheck >= RECHECK_MS) {
               lastCheck = at
-              if (!(yield* stillAuthenticated(request, principal, "manage:webhooks", at))) {
+              if (!(yield* stillAuthenticated(at))) {
                 return yield* Effect.fail(Option.none())
               }
             }
