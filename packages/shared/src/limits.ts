@@ -17,6 +17,14 @@ export const RATE_LIMIT_PER_MINUTE_MAX = 1_000_000_000
 export const CLIENT_BACKOFF_SECONDS = [1, 2, 4, 8, 16] as const
 export const CLIENT_BACKOFF_JITTER = 0.25
 
+/**
+ * Open `GET /platform/v1/events/stream` connections per account (each holds a poll
+ * loop and a socket); one more is 429 `rate limit exceeded` with this Retry-After,
+ * a slot freeing when a stream closes.
+ */
+export const EVENT_STREAMS_PER_ACCOUNT = 10
+export const EVENT_STREAMS_RETRY_AFTER_SECONDS = 5
+
 /** Plans (DESIGN §5); counters per calendar month (UTC); hard limits, no overage. */
 export const PlanNames = ["free", "lite", "pro", "business"] as const
 export const Plan = Schema.Literal(...PlanNames).annotations({ identifier: "Plan" })

@@ -1,4 +1,5 @@
 import { SqlClient } from "@effect/sql"
+import { EVENT_STREAMS_PER_ACCOUNT } from "@platform/shared"
 import { Clock, Effect } from "effect"
 
 /** How far back `Last-Event-ID` can resume. */
@@ -19,7 +20,8 @@ export interface StreamedEvent {
 }
 
 /**
- * The account's event rows for the SSE stream: where to start (the newest row,
+ * The account's event rows for the SSE stream: a slot of the account's
+ * EVENT_STREAMS_PER_ACCOUNT, where to start (the newest row,
  * or the row after `Last-Event-ID` if it is of this account and at most 24 h
  * old), and each page above a `StreamCursor`'s settled id that it has not sent,
  * with what the cursor needs of the poll's snapshot.
@@ -67,6 +69,26 @@ export class EventStream extends Effect.Service<EventStream>()("@platform/server
       return { xmin: head.snap_xmin, xmax: head.snap_xmax, maxId: head.max_id, events, full: events.length === PAGE }
     }, Effect.orDie)
 
-    return { start, poll } as const
+    // Counted per process: a stream is one socket and one poll loop of this process, which is what the cap protects.
+    const open = new Map<number, number>()
+    /** One of the account's stream slots for the scope's lifetime (until the response ends); false, taking none, when all are in use. */
+    const slot = (accountId: number) =>
+      Effect.acquireRelease(
+        Effect.sync(() => {
+          const count = open.get(accountId) ?? 0
+          if (count >= EVENT_STREAMS_PER_ACCOUNT) return false
+          open.set(accountId, count + 1)
+          return true
+        }),
+        (taken) =>
+          Effect.sync(() => {
+            if (!taken) return
+            const count = open.get(accountId)! - 1
+            if (count === 0) open.delete(accountId)
+            else open.set(accountId, count)
+          })
+      )
+
+    return { start, poll, slot } as const
   })
 }) {}

@@ -1,5 +1,5 @@
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
-import { CurrentPrincipal, PlatformApi } from "@platform/shared"
+import { CurrentPrincipal, EVENT_STREAMS_RETRY_AFTER_SECONDS, PlatformApi, RateLimited } from "@platform/shared"
 import { Clock, Duration, Effect, Option, Stream } from "effect"
 import { makeCredentialCheck } from "../auth/credential-check.js"
 import { canonicalEnvelope } from "../delivery/envelope.js"
@@ -7,6 +7,7 @@ import { awaitPulse, DeliveryWakeup } from "../delivery/wakeup.js"
 import { EventStream } from "../domain/event-stream.js"
 import { StreamCursor } from "../domain/stream-cursor.js"
 import { Draining } from "./draining.js"
+import { responseHeaders } from "./response-headers.js"
 
 const encoder = new TextEncoder()
 const POLL = Duration.seconds(1)
@@ -21,7 +22,8 @@ const RECHECK_MS = 5_000
  * Events commit out of id order; the StreamCursor keeps each connection's
  * position so an event committed after higher ids is still sent, once. The
  * stream ends once its key is deactivated, deleted or expired, or its session
- * ends (checked every 5 s): the client's reconnect then gets the 401.
+ * ends (checked every 5 s): the client's reconnect then gets the 401. An account
+ * holds at most EVENT_STREAMS_PER_ACCOUNT streams; one more is 429 with Retry-After.
  */
 export const EventsStreamLive = HttpApiBuilder.group(PlatformApi, "events", (handlers) =>
   Effect.gen(function*() {
@@ -29,9 +31,14 @@ export const EventsStreamLive = HttpApiBuilder.group(PlatformApi, "events", (han
     const wakeup = yield* DeliveryWakeup
     const draining = yield* Draining
     const credentialCheck = yield* makeCredentialCheck
-    return handlers.handleRaw("stream", ({ headers, urlParams }) =>
+    return handlers.handleRaw("stream", ({ headers, request, urlParams }) =>
       Effect.gen(function*() {
         const principal = yield* CurrentPrincipal
+        // The slot is the request scope's, which closes once the response (the whole stream) has ended.
+        if (!(yield* stream.slot(principal.account_id))) {
+          responseHeaders(request)["retry-after"] = String(EVENT_STREAMS_RETRY_AFTER_SECONDS)
+          return yield* new RateLimited()
+        }
         const stillAuthenticated = yield* credentialCheck
         const eventTypes = urlParams.event_types
         const filter = {

@@ -1,8 +1,8 @@
 import type { HttpServer } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it, layer } from "@effect/vitest"
-import { API_VERSION } from "@platform/shared"
-import { Deferred, Duration, Effect, Fiber, Option } from "effect"
+import { API_VERSION, EVENT_STREAMS_PER_ACCOUNT, EVENT_STREAMS_RETRY_AFTER_SECONDS } from "@platform/shared"
+import { Deferred, Duration, Effect, Fiber, Option, Schedule } from "effect"
 import { PgPool } from "../../src/db/client.js"
 import { eventsCommitted } from "../../src/delivery/wakeup.js"
 import { Events, newEventId } from "../../src/domain/events.js"
@@ -76,7 +76,7 @@ const openStream = (dev: Developer, headers: Record<string, string> = { "x-api-k
       Effect.promise(async () => {
         while (await read());
       }).pipe(Effect.timeoutOption(within))
-    return { until, end, received, isEnded: () => ended }
+    return { until, end, received, isEnded: () => ended, close: () => controller.abort() }
   })
 
 /** One message.sent (or `event`) event for the account, committed and announced as the services do. */
@@ -256,6 +256,33 @@ layer(WebhooksTestServer, { excludeTestServices: true })("GET /platform/v1/event
           expect((yield* probe("GET", "/platform/v1/events/stream", { headers }, 3000)).status, c.name).toBe(401)
         }), { concurrency: "unbounded" })
     }), 40_000)
+
+  it.scoped("an account holds at most 10 open streams: one more is 429 rate limit exceeded with Retry-After, by key or cookie, until one closes", () =>
+    Effect.gen(function*() {
+      const dev = yield* developer
+      const streams = yield* Effect.forEach(Array.from({ length: EVENT_STREAMS_PER_ACCOUNT }), () => openStream(dev))
+      for (const credential of [{ key: dev.key }, { cookie: dev.dev.cookie }]) {
+        const refused = yield* probe("GET", "/platform/v1/events/stream", credential)
+        expect(refused.status).toBe(429)
+        expect(refused.body).toEqual({ detail: "rate limit exceeded" })
+        expect(refused.headers.get("retry-after")).toBe(String(EVENT_STREAMS_RETRY_AFTER_SECONDS))
+      }
+      // Another account's streams are its own.
+      const other = yield* developer
+      const elsewhere = yield* openStream(other)
+      const theirs = yield* written(other)
+      expect(yield* elsewhere.until(theirs)).toEqual([theirs])
+      // The open ones still stream.
+      const ours = yield* written(dev)
+      expect(yield* streams[EVENT_STREAMS_PER_ACCOUNT - 1]!.until(ours)).toEqual([ours])
+      // A closed stream's slot is free again once the server has seen the connection go.
+      streams[0]!.close()
+      const reopened = yield* probe("GET", "/platform/v1/events/stream", { key: dev.key }, 300).pipe(
+        Effect.filterOrFail((r) => r.status !== 429),
+        Effect.retry({ schedule: Schedule.spaced(Duration.millis(100)), times: 50 })
+      )
+      expect(reopened.status).toBe(200)
+    }), 30_000)
 
   it.scoped("a stream whose key stays valid stays open past the credential checks", () =>
     Effect.gen(function*() {

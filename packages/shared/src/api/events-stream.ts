@@ -1,7 +1,9 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { optional } from "../common.js"
+import { RateLimited, wire } from "../errors.js"
 import { EventType } from "../events.js"
+import { EVENT_STREAMS_PER_ACCOUNT, EVENT_STREAMS_RETRY_AFTER_SECONDS } from "../limits.js"
 import { IntFromString } from "../pagination.js"
 import { ApiKeyAuth, CookieAllowed, InputGuard, RequiredScope } from "./security.js"
 
@@ -35,6 +37,7 @@ export class EventsGroup extends HttpApiGroup.make("events")
       .setUrlParams(EventStreamQuery)
       .setHeaders(Schema.Struct({ "last-event-id": optional(Schema.String) }))
       .addSuccess(HttpApiSchema.Text({ contentType: "text/event-stream" }))
+      .addError(wire(RateLimited))
       .annotate(OpenApi.Summary, "Stream the account's normalized events (Server-Sent Events)")
       .annotate(
         OpenApi.Description,
@@ -42,7 +45,9 @@ export class EventsGroup extends HttpApiGroup.make("events")
           "`Last-Event-ID` resumes after that event within the last 24 hours. Comment lines keep the connection alive. " +
           "`conversation.inactive` is not on the stream: it is sent per subscription, by its `inactivity_minutes`. " +
           "The stream ends when the server shuts down; reconnect with `Last-Event-ID`. It also ends within 5 s of " +
-          "its key being deactivated, deleted or expiring, or its dashboard session ending; the reconnect is then 401."
+          "its key being deactivated, deleted or expiring, or its dashboard session ending; the reconnect is then 401. " +
+          `At most ${EVENT_STREAMS_PER_ACCOUNT} streams of one account are open at once: one more is 429 ` +
+          `\`rate limit exceeded\` with \`Retry-After: ${EVENT_STREAMS_RETRY_AFTER_SECONDS}\` until one of them closes.`
       )
   )
   .middleware(InputGuard)
