@@ -195,6 +195,35 @@ describe("reconnect lines say whether the stream was ever open, and why it faile
   })
 })
 
+describe("a resume point the server no longer has", () => {
+  const info = {
+    last_event_id: "evt_00000000000000000000000000000000",
+    starts_after: "evt_ffffffffffffffffffffffffffffffff",
+    message: "Last-Event-ID evt_00000000000000000000000000000000 is not an event of this account from the last 24 hours; " +
+      "the stream starts after the newest event, evt_ffffffffffffffffffffffffffffffff, and events after " +
+      "evt_00000000000000000000000000000000 may have been missed."
+  }
+  const notice = `id: ${info.starts_after}\nevent: last_event_id_not_found\ndata: ${JSON.stringify(info)}\n\n`
+
+  it("events tail --since warns on stderr that events may have been missed, and prints only events", async () => {
+    api.on("get", "/platform/v1/events/stream", { sse: [": connected\n\n", notice, sse(f.envelope)], hold: true })
+    const ran = await cli(["events", "tail", "--json", "--since", info.last_event_id, "--count", "1"])
+    expect(ran.code, ran.stderr).toBe(0)
+    expect(api.calls[0]!.headers.get("last-event-id")).toBe(info.last_event_id)
+    expect(ran.stderr).toContain(`Warning: ${info.message}`)
+    expect(ran.stdout.trim().split("\n").map((l) => JSON.parse(l) as unknown)).toEqual([f.envelope])
+  })
+
+  it("listen warns on stderr and forwards only events", async () => {
+    const target = await receiver(200)
+    api.on("get", "/platform/v1/events/stream", { sse: [notice, sse(f.envelope)], hold: true })
+    const ran = await cli(["listen", "--forward-to", target.url, "--count", "1"])
+    expect(ran.code, ran.stderr).toBe(0)
+    expect(ran.stderr).toContain(`Warning: ${info.message}`)
+    expect(target.received.map((r) => r.body)).toEqual([JSON.stringify(f.envelope)])
+  })
+})
+
 describe("events tail", () => {
   it("--json prints each envelope as one JSON object per line, and Ctrl-C exits 130", async () => {
     const second = { ...f.envelope, id: "evt_ffffffffffffffffffffffffffffffff", event: "message.read" }

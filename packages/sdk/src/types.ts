@@ -8,6 +8,7 @@ import type {
   Conversation as ConversationSchema,
   ConversationPatch as ConversationPatchSchema,
   InboundSwitch as InboundSwitchSchema,
+  LastEventIdNotFound as LastEventIdNotFoundSchema,
   DeliveryListQuery as DeliveryListQuerySchema,
   EventDelivery as EventDeliverySchema,
   EventType as EventTypeSchema,
@@ -89,6 +90,9 @@ export type EventType = typeof EventTypeSchema.Type
 export type Envelope = typeof EnvelopeSchema.Type
 /** A known envelope, or one of an event type newer than this SDK. */
 export type AnyEnvelope = typeof AnyEnvelopeSchema.Type
+
+/** What the event stream says when the `Last-Event-ID` it was asked to resume after is unknown or older than 24 hours. */
+export type LastEventIdNotFound = typeof LastEventIdNotFoundSchema.Type
 
 /** Common list parameters: `limit` (1..200, default 50) and the `after`/`before` cursors. */
 export interface ListParams {

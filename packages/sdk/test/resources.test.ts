@@ -488,6 +488,26 @@ describe("events.stream", () => {
     expect(stream.lastEventId).toBe(second.id)
   })
 
+  it("a Last-Event-ID the server no longer has calls onLastEventIdNotFound, skips the notice and resumes from its id on reconnect", async () => {
+    const info = {
+      last_event_id: "evt_00000000000000000000000000000000",
+      starts_after: second.id,
+      message: "Last-Event-ID evt_00000000000000000000000000000000 is not an event of this account from the last 24 hours"
+    }
+    const notice = `id: ${second.id}\nevent: last_event_id_not_found\ndata: ${JSON.stringify(info)}\n\n`
+    api.on("get", "/platform/v1/events/stream", { sse: ["retry: 5\n\n", notice] }, { sse: [sse(f.envelope)] })
+    const notFound: unknown[] = []
+    const stream = client().events.stream({ lastEventId: info.last_event_id, onLastEventIdNotFound: (i) => notFound.push(i) })
+    const seen: string[] = []
+    for await (const event of stream) {
+      seen.push(event.id)
+      stream.close()
+    }
+    expect(seen).toEqual([f.envelope.id])
+    expect(notFound).toEqual([info])
+    expect(api.calls.map((c) => c.headers.get("last-event-id"))).toEqual([info.last_event_id, second.id])
+  })
+
   it("replaces a connection that sends nothing for idleTimeoutMs, resuming after the last event, and says why", async () => {
     api.on("get", "/platform/v1/events/stream", { sse: ["retry: 5\n\n", sse(f.envelope)], hold: true }, { sse: [sse(second)], hold: true })
     const errors: unknown[] = []

@@ -1,5 +1,9 @@
 import { APIConnectionTimeoutError, APIError, APIUserAbortError, PlatformError, parseRetryAfter } from "./errors.js"
+import type { LastEventIdNotFound } from "../types.js"
 import { BACKOFF_SECONDS, isRetryable, timers } from "./request.js"
+
+/** The `event:` of the stream's notice that `Last-Event-ID` was not found (mirrors `LAST_EVENT_ID_NOT_FOUND` of @platform/shared). */
+export const LAST_EVENT_ID_NOT_FOUND = "last_event_id_not_found"
 
 /** One Server-Sent Events message. */
 export interface ServerSentEvent {
@@ -102,6 +106,11 @@ export interface EventStreamOptions {
    * a keep-alive every 15 s.
    */
   readonly idleTimeoutMs?: number | undefined
+  /**
+   * Called when the server could not resume after the `Last-Event-ID` sent (unknown, or older than 24 hours):
+   * the stream goes on from the newest event, and events after the one asked for may have been missed.
+   */
+  readonly onLastEventIdNotFound?: ((info: LastEventIdNotFound) => void) | undefined
 }
 
 /** Default `idleTimeoutMs`: three of the server's 15-second keep-alives. */
@@ -171,6 +180,7 @@ export class EventStream<T> implements AsyncIterable<T> {
         for await (const message of parseSSE(watched(body, arm), (ms) => (serverRetryMs = ms))) {
           failures = 0
           if (message.id !== undefined && message.id !== "") this.lastEventId = message.id
+          if (message.event === LAST_EVENT_ID_NOT_FOUND) this.#notFound(message)
           yield message
         }
       } catch (e) {
@@ -202,6 +212,16 @@ export class EventStream<T> implements AsyncIterable<T> {
         return
       }
     }
+  }
+
+  #notFound(message: ServerSentEvent): void {
+    let info: LastEventIdNotFound
+    try {
+      info = JSON.parse(message.data) as LastEventIdNotFound
+    } catch {
+      return
+    }
+    this.#options.onLastEventIdNotFound?.(info)
   }
 
   /** Iterates over the parsed items, skipping messages the mapper ignores (keep-alives). */

@@ -1,6 +1,6 @@
 import { EventStream, type ServerSentEvent } from "../core/sse.js"
 import { APIResource } from "../resource.js"
-import type { AnyEnvelope, EventType } from "../types.js"
+import type { AnyEnvelope, EventType, LastEventIdNotFound } from "../types.js"
 
 /** Options of `events.stream`. */
 export interface EventStreamParams {
@@ -24,6 +24,12 @@ export interface EventStreamParams {
   readonly maxReconnects?: number
   /** Milliseconds without any byte (the server sends a keep-alive every 15 s) after which the connection is replaced (default 45 000; 0 never). */
   readonly idleTimeoutMs?: number
+  /**
+   * Called when the server could not resume after the `Last-Event-ID` sent (`lastEventId`, or the last event of a
+   * dropped connection) because it is unknown or older than 24 hours: the stream goes on after the newest event, and
+   * events after the one asked for may have been missed (list them from your own records, or accept the gap).
+   */
+  readonly onLastEventIdNotFound?: (info: LastEventIdNotFound) => void
   /** Extra headers for each connection. */
   readonly headers?: Readonly<Record<string, string>>
 }
@@ -62,7 +68,8 @@ export class Events extends APIResource {
         onReconnect: params.onReconnect,
         onOpen: params.onOpen,
         maxReconnects: params.maxReconnects,
-        idleTimeoutMs: params.idleTimeoutMs
+        idleTimeoutMs: params.idleTimeoutMs,
+        onLastEventIdNotFound: params.onLastEventIdNotFound
       }
     )
   }

@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient, type SqlError } from "@effect/sql"
 import { EVENT_STREAMS_PER_ACCOUNT } from "@platform/shared"
 import { Clock, Effect } from "effect"
 
@@ -10,6 +10,13 @@ export interface StreamFilter {
   readonly accountId: number
   readonly eventTypes: ReadonlyArray<string> | undefined
   readonly channelId: number | undefined
+}
+
+/** Where a stream starts: a row id, whether that is where the client asked (false for a Last-Event-ID not found) and, if not, the newest event's id. */
+export interface StreamStart {
+  readonly position: number
+  readonly resumed: boolean
+  readonly newest: string | null
 }
 
 export interface StreamedEvent {
@@ -30,16 +37,16 @@ export class EventStream extends Effect.Service<EventStream>()("@platform/server
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    const start = Effect.fn("EventStream.start")(function*(accountId: number, lastEventId: string | undefined) {
+    const start = Effect.fn("EventStream.start")(function*(accountId: number, lastEventId: string | undefined): Effect.fn.Return<StreamStart, SqlError.SqlError> {
       if (lastEventId !== undefined) {
         const since = new Date((yield* Clock.currentTimeMillis) - RESUME_WINDOW_MS)
         const [row] = yield* sql<{ id: number }>`select id from events
           where event_id = ${lastEventId} and developer_account_id = ${accountId} and occurred_at > ${since}`
-        if (row !== undefined) return row.id
+        if (row !== undefined) return { position: row.id, resumed: true, newest: null }
       }
-      const [last] = yield* sql<{ id: number | null }>`select max(id) as id from events
-        where developer_account_id = ${accountId}`
-      return last?.id ?? 0
+      const [last] = yield* sql<{ id: number; event_id: string }>`select id, event_id from events
+        where developer_account_id = ${accountId} order by id desc limit 1`
+      return { position: last?.id ?? 0, resumed: lastEventId === undefined, newest: last?.event_id ?? null }
     }, Effect.orDie)
 
     const poll = Effect.fn("EventStream.poll")(function*(filter: StreamFilter, settled: number, sent: ReadonlyArray<number>) {

@@ -1,5 +1,12 @@
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
-import { CurrentPrincipal, EVENT_STREAMS_RETRY_AFTER_SECONDS, PlatformApi, RateLimited } from "@platform/shared"
+import {
+  CurrentPrincipal,
+  EVENT_STREAMS_RETRY_AFTER_SECONDS,
+  LAST_EVENT_ID_NOT_FOUND,
+  type LastEventIdNotFound,
+  PlatformApi,
+  RateLimited
+} from "@platform/shared"
 import { Clock, Duration, Effect, Option, Stream } from "effect"
 import { makeCredentialCheck } from "../auth/credential-check.js"
 import { canonicalEnvelope } from "../delivery/envelope.js"
@@ -14,6 +21,17 @@ const POLL = Duration.seconds(1)
 const HEARTBEAT_MS = 15_000
 /** How often an open stream checks that its key or session still authenticates (ApiKeys caches a key 5 s). */
 const RECHECK_MS = 5_000
+
+/** The first message of a stream whose Last-Event-ID was not found: its `id:` is where the stream starts, so a reconnect goes on from there. */
+const notFound = (lastEventId: string, newest: string | null) => {
+  const data: LastEventIdNotFound = {
+    last_event_id: lastEventId,
+    starts_after: newest,
+    message: `Last-Event-ID ${lastEventId} is not an event of this account from the last 24 hours; the stream starts ` +
+      `${newest === null ? "with the next event" : `after the newest event, ${newest}`}, and events after ${lastEventId} may have been missed.`
+  }
+  return `${newest === null ? "" : `id: ${newest}\n`}event: ${LAST_EVENT_ID_NOT_FOUND}\ndata: ${JSON.stringify(data)}\n\n`
+}
 
 /**
  * GET /platform/v1/events/stream: Server-Sent Events of the account's envelopes
@@ -46,7 +64,9 @@ export const EventsStreamLive = HttpApiBuilder.group(PlatformApi, "events", (han
           eventTypes: eventTypes !== undefined && eventTypes.length > 0 ? eventTypes : undefined,
           channelId: urlParams.channel_id
         }
-        let cursor = StreamCursor.start(yield* stream.start(principal.account_id, headers["last-event-id"]))
+        const lastEventId = headers["last-event-id"] === "" ? undefined : headers["last-event-id"]
+        const begin = yield* stream.start(principal.account_id, lastEventId)
+        let cursor = StreamCursor.start(begin.position)
         let lastWrite = yield* Clock.currentTimeMillis
         let lastCheck = lastWrite
         const next = Effect.gen(function*() {
@@ -90,8 +110,10 @@ export const EventsStreamLive = HttpApiBuilder.group(PlatformApi, "events", (han
             yield* awaitPulse(pulse, POLL)
           }
         })
+        const opening = "retry: 3000\n: connected\n\n" +
+          (lastEventId !== undefined && !begin.resumed ? notFound(lastEventId, begin.newest) : "")
         const body = Stream.concat(
-          Stream.make(encoder.encode("retry: 3000\n: connected\n\n")),
+          Stream.make(encoder.encode(opening)),
           Stream.repeatEffectOption(next)
         ).pipe(
           // On shutdown the stream ends (clients reconnect with Last-Event-ID) instead of holding the drain.

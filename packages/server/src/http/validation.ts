@@ -4,7 +4,7 @@ import { PlatformApi, ValidationFailed } from "@platform/shared"
 import { Effect, Option, Predicate, SchemaAST as AST } from "effect"
 import { overLimit, payloadTooLarge } from "./body-limit.js"
 
-type Location = "body" | "query" | "path"
+type Location = "body" | "query" | "path" | "header"
 
 type Detail = ValidationFailed["detail"][number]
 
@@ -13,6 +13,7 @@ interface EndpointShape {
   readonly pattern: RegExp
   readonly pathKeys: ReadonlySet<string>
   readonly queryKeys: ReadonlySet<string>
+  readonly headerKeys: ReadonlySet<string>
   readonly payloadInQuery: boolean
 }
 
@@ -39,6 +40,7 @@ const endpoints: ReadonlyArray<EndpointShape> = (() => {
         pattern: compile(e.path),
         pathKeys: keysOf(e.pathSchema),
         queryKeys: new Set([...keysOf(e.urlParamsSchema), ...(payloadInQuery ? keysOf(e.payloadSchema) : [])]),
+        headerKeys: keysOf(e.headersSchema),
         payloadInQuery
       })
     }
@@ -49,7 +51,7 @@ const endpoints: ReadonlyArray<EndpointShape> = (() => {
 const body = (detail: ReadonlyArray<Detail>) =>
   HttpServerResponse.unsafeJson({ detail }, { status: 422 })
 
-/** SPEC §7's 422 body for a request whose path, query or body did not decode. */
+/** SPEC §7's 422 body for a request whose path, query, headers or body did not decode. */
 export const validationResponse = (error: HttpApiError.HttpApiDecodeError) =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
@@ -66,11 +68,12 @@ export const validationResponse = (error: HttpApiError.HttpApiDecodeError) =>
     const locationOf = (issue: (typeof error.issues)[number]): Location => {
       const first = issue.path[0]
       if (first !== undefined && endpoint?.pathKeys.has(String(first))) return "path"
+      if (first !== undefined && endpoint?.headerKeys.has(String(first))) return "header"
       if (first !== undefined && endpoint?.queryKeys.has(String(first)) || endpoint?.payloadInQuery) return "query"
       return "body"
     }
-    const sources: Record<Location, unknown> = { path: pathParams, query, body: json }
-    const detail = (["path", "query", "body"] as const).flatMap((location) => {
+    const sources: Record<Location, unknown> = { path: pathParams, query, body: json, header: request.headers }
+    const detail = (["path", "query", "header", "body"] as const).flatMap((location) => {
       const issues = error.issues.filter((issue) => locationOf(issue) === location)
       // A body that is not JSON fails as a whole: say what to send, not which fields a form lacked.
       if (location === "body" && issues.length > 0 && hasBody && !bodyIsJson && !/^multipart\/form-data\b/i.test(contentType)) {

@@ -20,7 +20,7 @@ interface Developer {
 const developer = webhookDeveloper("stream")
 
 interface Frame {
-  readonly id: string
+  readonly id: string | null
   readonly event: string
   readonly data: any
 }
@@ -59,8 +59,8 @@ const openStream = (dev: Developer, headers: Record<string, string> = { "x-api-k
           return [line.slice(0, colon), line.slice(colon + 2)] as const
         }))
         buffer = buffer.slice(end + 2)
-        const id = fields.get("id")
-        if (id !== undefined) received.push({ id, event: fields.get("event")!, data: JSON.parse(fields.get("data")!) })
+        const event = fields.get("event")
+        if (event !== undefined) received.push({ id: fields.get("id") ?? null, event, data: JSON.parse(fields.get("data")!) })
       }
       return true
     }
@@ -283,6 +283,56 @@ layer(WebhooksTestServer, { excludeTestServices: true })("GET /platform/v1/event
       )
       expect(reopened.status).toBe(200)
     }), 30_000)
+
+  it.scoped("a Last-Event-ID unknown, older than 24 h or of another account starts after the newest event and says so first; a known one resumes after it", () =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const dev = yield* developer
+      const expired = yield* written(dev)
+      yield* sql`update events set occurred_at = now() - interval '25 hours' where event_id = ${expired}`
+      const resumable = yield* written(dev)
+      let newest = yield* written(dev)
+      const theirs = yield* written(yield* developer)
+      const resumed = yield* openStream(dev, { "x-api-key": dev.key, "last-event-id": resumable })
+      const after = yield* written(dev)
+      expect(yield* resumed.until(after)).toEqual([newest, after])
+      newest = after
+      for (const [name, lastEventId] of [["unknown", newEventId()], ["older than 24 h", expired], ["of another account", theirs]] as const) {
+        const stream = yield* openStream(dev, { "x-api-key": dev.key, "last-event-id": lastEventId })
+        const next = yield* written(dev)
+        expect(yield* stream.until(next), name).toEqual([newest, next])
+        expect(stream.received[0], name).toEqual({
+          id: newest,
+          event: "last_event_id_not_found",
+          data: {
+            last_event_id: lastEventId,
+            starts_after: newest,
+            message: `Last-Event-ID ${lastEventId} is not an event of this account from the last 24 hours; the stream starts ` +
+              `after the newest event, ${newest}, and events after ${lastEventId} may have been missed.`
+          }
+        })
+        newest = next
+      }
+      // An account without events: the notice has no id, and the stream starts with the next event.
+      const empty = yield* developer
+      const lost = newEventId()
+      const fresh = yield* openStream(empty, { "x-api-key": empty.key, "last-event-id": lost })
+      const first = yield* written(empty)
+      expect(yield* fresh.until(first)).toEqual([null, first])
+      expect(fresh.received[0]!.data).toMatchObject({ last_event_id: lost, starts_after: null })
+    }), 30_000)
+
+  it.scoped("a Last-Event-ID that is not an event id is 422 naming the header; an empty one is none", () =>
+    Effect.gen(function*() {
+      const dev = yield* developer
+      const malformed = yield* probe("GET", "/platform/v1/events/stream", { key: dev.key, headers: { "last-event-id": "42" } })
+      expect(malformed.status).toBe(422)
+      expect(malformed.body.detail).toHaveLength(1)
+      expect(malformed.body.detail[0]).toMatchObject({ loc: ["header", "last-event-id"], input: "42" })
+      const stream = yield* openStream(dev, { "x-api-key": dev.key, "last-event-id": "" })
+      const next = yield* written(dev)
+      expect(yield* stream.until(next)).toEqual([next])
+    }))
 
   it.scoped("a stream whose key stays valid stays open past the credential checks", () =>
     Effect.gen(function*() {

@@ -2,7 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/p
 import { Schema } from "effect"
 import { optional } from "../common.js"
 import { RateLimited, wire } from "../errors.js"
-import { EventType } from "../events.js"
+import { EventId, EventType } from "../events.js"
 import { EVENT_STREAMS_PER_ACCOUNT, EVENT_STREAMS_RETRY_AFTER_SECONDS } from "../limits.js"
 import { IntFromString } from "../pagination.js"
 import { ApiKeyAuth, CookieAllowed, InputGuard, RequiredScope } from "./security.js"
@@ -30,19 +30,44 @@ export const EventStreamQuery = Schema.Struct({
 })
 export type EventStreamQuery = typeof EventStreamQuery.Type
 
+/**
+ * The SSE `event:` of the stream's first message when `Last-Event-ID` names no event of the account
+ * from the last 24 hours: the stream starts after the newest event instead, and says so, since events
+ * after the one asked for may have been missed. Its `id:` is that newest event (none when the account
+ * has none), so a reconnect resumes from there; its data is `LastEventIdNotFound`.
+ */
+export const LAST_EVENT_ID_NOT_FOUND = "last_event_id_not_found" as const
+
+/** The data of a `last_event_id_not_found` message. */
+export const LastEventIdNotFound = Schema.Struct({
+  last_event_id: EventId,
+  starts_after: Schema.NullOr(EventId),
+  message: Schema.String
+}).annotations({ identifier: "LastEventIdNotFound" })
+export type LastEventIdNotFound = typeof LastEventIdNotFound.Type
+
+const isEventId = Schema.is(EventId)
+const LastEventIdHeader = Schema.String.pipe(Schema.filter((value) => value === "" || isEventId(value), {
+  message: () => "must be an event id (evt_ followed by 32 lowercase hex characters), or empty for none"
+}))
+
 /** `/platform/v1/events/stream`: Server-Sent Events of the account's envelopes (manage:webhooks, key or cookie). */
 export class EventsGroup extends HttpApiGroup.make("events")
   .add(
     HttpApiEndpoint.get("stream", "/platform/v1/events/stream")
       .setUrlParams(EventStreamQuery)
-      .setHeaders(Schema.Struct({ "last-event-id": optional(Schema.String) }))
+      // Empty is no Last-Event-ID (an EventSource that has seen no id sends none); anything else is an event id.
+      .setHeaders(Schema.Struct({ "last-event-id": optional(LastEventIdHeader) }))
       .addSuccess(HttpApiSchema.Text({ contentType: "text/event-stream" }))
       .addError(wire(RateLimited))
       .annotate(OpenApi.Summary, "Stream the account's normalized events (Server-Sent Events)")
       .annotate(
         OpenApi.Description,
         "One `event:` (the type), `id:` (the event id) and `data:` (the envelope) per event as it is written. " +
-          "`Last-Event-ID` resumes after that event within the last 24 hours. Comment lines keep the connection alive. " +
+          "`Last-Event-ID` resumes after that event within the last 24 hours (422 when it is not an event id); when it names " +
+          "no event of the account from the last 24 hours, the stream starts after the newest event and its first message is " +
+          "`event: last_event_id_not_found` with `id:` that newest event and data `{last_event_id, starts_after, message}`: " +
+          "events after the one asked for may have been missed. Comment lines keep the connection alive. " +
           "`conversation.inactive` is not on the stream: it is sent per subscription, by its `inactivity_minutes`. " +
           "The stream ends when the server shuts down; reconnect with `Last-Event-ID`. It also ends within 5 s of " +
           "its key being deactivated, deleted or expiring, or its dashboard session ending; the reconnect is then 401. " +

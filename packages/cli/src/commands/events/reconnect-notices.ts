@@ -1,4 +1,4 @@
-import { APIError } from "@platform/sdk"
+import { APIError, type LastEventIdNotFound } from "@platform/sdk"
 import type { Context } from "../../context.js"
 
 /** Why a stream connection failed or ended, in a few words: `HTTP 429`, `ECONNREFUSED`, `the server ended the stream`. */
@@ -12,7 +12,10 @@ export const streamFailure = (error: unknown): string => {
   return error instanceof Error ? error.message : String(error)
 }
 
-/** The event stream callbacks of `events tail` and `listen`: one line per reconnect that says whether a connection was ever open and why it failed. */
+/**
+ * The event stream callbacks of `events tail` and `listen`: one line per reconnect that says whether a connection
+ * was ever open and why it failed, and a warning when the server could not resume after the event asked for.
+ */
 export const reconnectNotices = (ctx: Context, onOpen: (info: { readonly reconnect: boolean }) => void = () => undefined) => {
   let state: "connecting" | "open" | "reconnecting" = "connecting"
   return {
@@ -29,6 +32,7 @@ export const reconnectNotices = (ctx: Context, onOpen: (info: { readonly reconne
           : `${state === "connecting" ? "Connecting to the event stream" : "Reconnecting"} failed (${cause}); retrying in ${seconds}`
       ctx.out.info(ctx.out.ce.yellow(line))
       if (state === "open") state = "reconnecting"
-    }
+    },
+    onLastEventIdNotFound: (info: LastEventIdNotFound) => ctx.out.info(ctx.out.ce.yellow(`Warning: ${info.message}`))
   }
 }
