@@ -274,6 +274,47 @@ describe("deliveries tail", () => {
     expect(api.calls[0]!.query).toEqual({ subscription_id: "11", limit: "100" })
   })
 
+  it("with more new deliveries between two polls than one page holds, pages back to the last one seen and prints every attempt", async () => {
+    const delivered = (id: number) => ({ ...f.delivery, id, attempts: 1 })
+    const ids = (from: number, to: number) => Array.from({ length: from - to + 1 }, (_, i) => from - i)
+    const page = (rows: ReadonlyArray<number>, next: string | null) => ({
+      json: { mode: "native", data: rows.map(delivered), has_more: next !== null, next_cursor: next }
+    })
+    // Poll 1: history up to 10. Poll 2: 150 new ones (11..160) over two pages, the second reaching 10. Then nothing new.
+    api.on("get", "/platform/v1/webhooks/deliveries", page(ids(10, 1), "h1"), page(ids(160, 61), "c1"), page(ids(60, 1), "c2"), page(ids(160, 61), "c1"))
+    const controller = new AbortController()
+    const running = cli(["deliveries", "tail", "--interval", "5", "--json"], { signal: controller.signal })
+    for (let i = 0; i < 400 && api.calls.length < 5; i++) await new Promise((r) => setTimeout(r, 5))
+    controller.abort()
+    const ran = await running
+    expect(ran.code).toBe(130)
+    const printed = ran.stdout.trim().split("\n").map((l) => (JSON.parse(l) as { id: number }).id)
+    expect(printed).toEqual(ids(160, 11).reverse())
+    expect(api.calls.slice(0, 4).map((c) => c.query)).toEqual([{ limit: "100" }, { limit: "100" }, { limit: "100", after: "c1" }, { limit: "100" }])
+  })
+
+  it("a delivery still retrying below the newest page is looked up once its retry is due, and its next attempt printed", async () => {
+    const past = new Date(Date.now() - 1000).toISOString()
+    const retrying = { ...f.delivery, id: 5, status: "pending", attempts: 1, response_status: 503, delivered_at: null, next_retry_at: past }
+    const rows = (from: number, to: number) => Array.from({ length: from - to + 1 }, (_, i) => ({ ...f.delivery, id: from - i, attempts: 1 }))
+    api.on(
+      "get",
+      "/platform/v1/webhooks/deliveries",
+      { json: { mode: "native", data: [...rows(8, 6), retrying], has_more: false, next_cursor: null } },
+      // The newest page reaches 8, the newest delivery already seen: 5 is below it.
+      { json: { mode: "native", data: rows(12, 8), has_more: true, next_cursor: "c1" } }
+    )
+    api.on("get", "/platform/v1/webhooks/deliveries/5", { json: { ...retrying, status: "delivered", attempts: 2, response_status: 200, next_retry_at: null } })
+    const controller = new AbortController()
+    const running = cli(["deliveries", "tail", "--interval", "5", "--json"], { signal: controller.signal })
+    for (let i = 0; i < 400 && api.calls.length < 5; i++) await new Promise((r) => setTimeout(r, 5))
+    controller.abort()
+    const ran = await running
+    const printed = ran.stdout.trim().split("\n").map((l) => JSON.parse(l) as { id: number; status: string; attempts: number })
+    expect(printed.map((d) => [d.id, d.status, d.attempts])).toEqual([[5, "delivered", 2], [9, "delivered", 1], [10, "delivered", 1], [11, "delivered", 1], [12, "delivered", 1]])
+    expect(api.calls.filter((c) => c.path === "/platform/v1/webhooks/deliveries/5")).toHaveLength(1)
+  })
+
   it("says on a failed attempt's line why it failed", async () => {
     const pending = { ...f.delivery, id: 21, status: "pending", attempts: 0, response_status: null, delivered_at: null }
     const refused = { ...pending, attempts: 1, latency_ms: 3, last_error: "connection refused (ECONNREFUSED)" }

@@ -1,7 +1,11 @@
-import type { EventDelivery } from "@platform/sdk"
+import { type EventDelivery, NotFoundError } from "@platform/sdk"
 import { clock } from "../../output.js"
 import { command, defined, int, pause, type CommandFactory } from "../util.js"
 import { lastError, latencyMs, status } from "./common.js"
+import { DeliveryFollower } from "./follower.js"
+
+/** Deliveries per list call; a poll pages back to the newest delivery of the previous one. */
+const PAGE = 100
 
 export const deliveriesTail: CommandFactory = (ctx) =>
   command("tail", "Follow delivery attempts live: one line per attempt (time, status, event type, latency)")
@@ -12,21 +16,20 @@ export const deliveriesTail: CommandFactory = (ctx) =>
     .action(async (o) => {
       const client = await ctx.client()
       const filters = defined({ subscription_id: o.subscription as number | undefined, channel_id: o.channel as number | undefined, event_type: o.eventType as string | undefined })
-      const seen = new Map<number, string>()
       const signal = ctx.signal
+      const options = signal ? { signal } : {}
+      const follower = new DeliveryFollower()
       if (!ctx.flags.json) ctx.out.info(`${ctx.out.ce.bold("Tailing deliveries")} ${ctx.out.ce.dim("(^C to quit)")}`)
-      let first = true
       while (!signal?.aborted) {
-        const page = await client.webhooks.deliveries.list({ ...filters, limit: 100 }, signal ? { signal } : {})
-        const fresh: EventDelivery[] = []
-        for (const d of page.data) {
-          const key = `${d.status}:${d.attempts}`
-          if (seen.get(d.id) !== key && !(d.status === "pending" && d.attempts === 0)) fresh.push(d)
-          seen.set(d.id, key)
-        }
-        // Existing attempts are history: only attempts made after the tail started are shown.
-        if (!first) for (const d of fresh.reverse()) print(d)
-        first = false
+        const attempts = await follower.poll(
+          (after) => client.webhooks.deliveries.list({ ...filters, limit: PAGE, ...(after === undefined ? {} : { after }) }, options),
+          (id) => client.webhooks.deliveries.retrieve(id, {}, options).catch((e: unknown) => {
+            if (e instanceof NotFoundError) return undefined
+            throw e
+          }),
+          Date.now()
+        )
+        for (const d of attempts) print(d)
         await pause(o.interval as number, signal)
       }
       function print(d: EventDelivery) {
