@@ -119,6 +119,30 @@ describe("listen", () => {
     expect(api.calls).toHaveLength(0)
   })
 
+  it.each([
+    ["X-Platform-Signature:sha256=forged", /--header X-Platform-Signature: listen sets this header itself/],
+    ["content-type:text/plain", /--header content-type: listen sets this header itself/],
+    ["Webhook-Id:msg_1", /--header Webhook-Id: listen sets this header itself/],
+    ["Bad Name:x", /--header "Bad Name" is not a valid header name/]
+  ])("--header %s is a usage error (exit 2) before connecting", async (value, message) => {
+    api.on("get", "/platform/v1/events/stream", { sse: [sse(f.envelope)], hold: true })
+    const ran = await cli(["listen", "--forward-to", "http://127.0.0.1:9/webhooks", "--header", value, "--count", "1"])
+    expect(ran.code).toBe(2)
+    expect(ran.stderr).toMatch(message)
+    expect(api.calls).toHaveLength(0)
+  })
+
+  it("--header X-Tenant twice in different case is a usage error; an Authorization header is forwarded", async () => {
+    const twice = await cli(["listen", "--forward-to", "http://127.0.0.1:9/webhooks", "--header", "X-Tenant:a", "--header", "x-tenant:b"])
+    expect(twice.code).toBe(2)
+    expect(twice.stderr).toMatch(/--header x-tenant is given twice/)
+    const target = await receiver(200)
+    api.on("get", "/platform/v1/events/stream", { sse: [sse(f.envelope)], hold: true })
+    const ran = await cli(["listen", "--forward-to", target.url, "--header", "Authorization: Bearer local", "--count", "1"])
+    expect(ran.code, ran.stderr).toBe(0)
+    expect(target.received[0]!.headers.authorization).toBe("Bearer local")
+  })
+
   it("a profile listen_secret that cannot sign exits 1 before connecting, naming the config file", async () => {
     const home = configHome()
     mkdirSync(join(home, "platform"))

@@ -17,6 +17,37 @@ const FORWARD_TIMEOUT_MS = 10_000
 const signable = async (secret: string): Promise<boolean> =>
   secret.startsWith("whsec_") && (await signStandard(secret, "").then(() => true, () => false))
 
+/** Headers `listen` sets on each forward (or that belong to the connection): a --header may not name them. */
+const OWN_HEADERS = new Set([
+  "content-type",
+  "user-agent",
+  "x-platform-event",
+  "x-platform-event-id",
+  "x-platform-delivery-id",
+  "x-platform-signature",
+  "webhook-id",
+  "webhook-timestamp",
+  "webhook-signature",
+  "host",
+  "content-length",
+  "transfer-encoding",
+  "connection"
+])
+/** A header name (RFC 9110 token) and what a value cannot carry (control characters). */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
+// eslint-disable-next-line no-control-regex
+const NOT_IN_VALUE = /[\u0000-\u0008\u000a-\u001f\u007f]/
+
+/** Why a --header cannot go on a forward, or undefined when it can. */
+const headerProblem = (name: string, value: string): string | undefined => {
+  if (!HEADER_NAME.test(name)) return `--header ${JSON.stringify(name)} is not a valid header name`
+  if (OWN_HEADERS.has(name.toLowerCase())) {
+    return `--header ${name}: listen sets this header itself (the signature headers sign the body it sends), so it cannot be replaced`
+  }
+  if (NOT_IN_VALUE.test(value)) return `--header ${name}: the value contains a control character`
+  return undefined
+}
+
 const SECRET_FORM = "a signing secret of the form whsec_<base64>, such as `platform listen --print-secret` prints"
 
 export const listen: CommandFactory = (ctx) =>
@@ -25,7 +56,7 @@ export const listen: CommandFactory = (ctx) =>
     .option("--events <types>", "only these event types, comma-separated", list)
     .option("--channel <id>", "only events of this channel", int)
     .option("--secret <whsec>", "sign with this secret (default: the profile's listen secret, created on first use)")
-    .option("--header <name:value>", "extra header on each forward (repeatable)", header)
+    .option("--header <name:value>", "extra header on each forward (repeatable; not one listen sets: content-type, user-agent, x-platform-*, webhook-*)", header)
     .option("--print-secret", "print the signing secret and exit")
     .option("--count <n>", "stop after forwarding n events (exit 1 if --timeout passes first)", int)
     .option("--timeout <seconds>", "stop after this many seconds", int)
@@ -38,6 +69,14 @@ export const listen: CommandFactory = (ctx) =>
       }
       if (target.protocol !== "http:" && target.protocol !== "https:") {
         throw usage(`--forward-to must be an absolute http(s) URL such as http://localhost:3000/webhooks, got ${JSON.stringify(o.forwardTo)}`)
+      }
+      const named = new Set<string>()
+      for (const [name, value] of Object.entries((o.header as Record<string, string> | undefined) ?? {})) {
+        const problem = headerProblem(name, value)
+        if (problem !== undefined) throw usage(problem)
+        // fetch would join the two into one "a, b" value.
+        if (named.has(name.toLowerCase())) throw usage(`--header ${name} is given twice (header names ignore case)`)
+        named.add(name.toLowerCase())
       }
       const profile = await ctx.profile()
       let secret = (o.secret as string | undefined) ?? profile.listen_secret
