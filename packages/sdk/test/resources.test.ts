@@ -508,6 +508,19 @@ describe("events.stream", () => {
     expect(api.calls.map((c) => c.headers.get("last-event-id"))).toEqual([info.last_event_id, second.id])
   })
 
+  it("maxReconnects counts failed reconnects in a row: connections that open and are later ended (a server restarting) never exhaust it", async () => {
+    const ended = { sse: ["retry: 1\n: connected\n\n"] }
+    api.on("get", "/platform/v1/events/stream", ended, ended, ended, ended, { sse: [sse(f.envelope)], hold: true })
+    const stream = client().events.stream({ maxReconnects: 1 })
+    const seen: string[] = []
+    for await (const event of stream) {
+      seen.push(event.id)
+      stream.close()
+    }
+    expect(seen).toEqual([f.envelope.id])
+    expect(api.calls).toHaveLength(5)
+  })
+
   it("replaces a connection that sends nothing for idleTimeoutMs, resuming after the last event, and says why", async () => {
     api.on("get", "/platform/v1/events/stream", { sse: ["retry: 5\n\n", sse(f.envelope)], hold: true }, { sse: [sse(second)], hold: true })
     const errors: unknown[] = []

@@ -177,8 +177,12 @@ export class EventStream<T> implements AsyncIterable<T> {
         this.#options.onOpen?.({ reconnect: opened })
         opened = true
         arm()
-        for await (const message of parseSSE(watched(body, arm), (ms) => (serverRetryMs = ms))) {
+        // Any byte, a keep-alive included, shows the connection works: only failures in a row count towards maxReconnects.
+        const alive = () => {
           failures = 0
+          arm()
+        }
+        for await (const message of parseSSE(watched(body, alive), (ms) => (serverRetryMs = ms))) {
           if (message.id !== undefined && message.id !== "") this.lastEventId = message.id
           if (message.event === LAST_EVENT_ID_NOT_FOUND) this.#notFound(message)
           yield message

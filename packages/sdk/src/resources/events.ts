@@ -20,7 +20,7 @@ export interface EventStreamParams {
    * here on are not missed. `reconnect` is false for the first connection.
    */
   readonly onOpen?: (info: { readonly reconnect: boolean }) => void
-  /** Give up after this many consecutive failed reconnects (default: keep trying). */
+  /** Give up after this many failed reconnects in a row, a connection that sent anything ending the row (default: keep trying). */
   readonly maxReconnects?: number
   /** Milliseconds without any byte (the server sends a keep-alive every 15 s) after which the connection is replaced (default 45 000; 0 never). */
   readonly idleTimeoutMs?: number
