@@ -182,7 +182,7 @@ layer(WebhooksTestServer, { excludeTestServices: true })("GET /platform/v1/event
       }
     }))
 
-  it.scoped("event_types may be comma-separated, repeated, or both: the stream sends only those types", () =>
+  it.scoped("event_types may be comma-separated, repeated, or both: the stream sends only those types; a misspelt one or conversation.inactive is 422", () =>
     Effect.gen(function*() {
       const dev = yield* developer
       const stream = yield* openStream(dev, undefined, "?event_types=message.read&event_types=message.failed,message.delivered")
@@ -196,6 +196,13 @@ layer(WebhooksTestServer, { excludeTestServices: true })("GET /platform/v1/event
       expect(misspelt.body.detail).toHaveLength(1)
       expect(misspelt.body.detail[0].loc).toEqual(["query", "event_types", 1])
       expect(misspelt.body.detail[0].msg).toMatch(/, actual "message\.raed"$/)
+      // conversation.inactive goes to subscriptions only: a stream of it would never send anything.
+      const inactive = yield* probe("GET", "/platform/v1/events/stream?event_types=message.read,conversation.inactive", { key: dev.key })
+      expect(inactive.status).toBe(422)
+      expect(inactive.body.detail).toEqual([expect.objectContaining({
+        loc: ["query", "event_types", 1],
+        msg: "conversation.inactive is not on the stream: it is sent per subscription, by its inactivity_minutes"
+      })])
     }))
 
   it.scoped("a stream ends within seconds once its key is deleted, deactivated or expired or its session logged out; the reconnect is 401", () =>

@@ -22,10 +22,16 @@ const CommaSeparated = Schema.transform(Schema.Union(Schema.String, Schema.Array
 
 /**
  * Query of GET /platform/v1/events/stream: comma-separated (or repeated) event types, each a known
- * one (a misspelt type is a 422, not a stream that stays silent), and one channel.
+ * one the stream carries (a misspelt type or conversation.inactive is a 422, not a stream that stays
+ * silent), and one channel.
  */
+/** An event type the stream carries: not `conversation.inactive`, which only subscriptions get (a stream filtered to it would stay silent). */
+const StreamEventType = EventType.pipe(Schema.filter((type) => type !== "conversation.inactive", {
+  message: () => "conversation.inactive is not on the stream: it is sent per subscription, by its inactivity_minutes"
+}))
+
 export const EventStreamQuery = Schema.Struct({
-  event_types: optional(Schema.compose(CommaSeparated, Schema.Array(EventType))),
+  event_types: optional(Schema.compose(CommaSeparated, Schema.Array(StreamEventType))),
   channel_id: optional(IntFromString)
 })
 export type EventStreamQuery = typeof EventStreamQuery.Type
@@ -68,7 +74,7 @@ export class EventsGroup extends HttpApiGroup.make("events")
           "no event of the account from the last 24 hours, the stream starts after the newest event and its first message is " +
           "`event: last_event_id_not_found` with `id:` that newest event and data `{last_event_id, starts_after, message}`: " +
           "events after the one asked for may have been missed. Comment lines keep the connection alive. " +
-          "`conversation.inactive` is not on the stream: it is sent per subscription, by its `inactivity_minutes`. " +
+          "`conversation.inactive` is not on the stream (422 in `event_types`): it is sent per subscription, by its `inactivity_minutes`. " +
           "The stream ends when the server shuts down; reconnect with `Last-Event-ID`. It also ends within 5 s of " +
           "its key being deactivated, deleted or expiring, or its dashboard session ending; the reconnect is then 401. " +
           `At most ${EVENT_STREAMS_PER_ACCOUNT} streams of one account are open at once: one more is 429 ` +
