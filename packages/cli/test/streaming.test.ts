@@ -5,6 +5,7 @@ import { createServer, type IncomingHttpHeaders } from "node:http"
 import { join } from "node:path"
 import type { AddressInfo } from "node:net"
 import { afterEach, describe, expect, it } from "vitest"
+import { forwardFailure } from "../src/commands/listen/listen.js"
 import { cli, configHome } from "./support/cli.js"
 import * as f from "./support/fixtures.js"
 
@@ -152,6 +153,17 @@ describe("listen", () => {
     expect(ran.code).toBe(1)
     expect(ran.stderr).toContain(`The listen_secret of profile "default" in ${join(home, "platform", "config.json")} is not a signing secret`)
     expect(api.calls).toHaveLength(0)
+  })
+
+  it("a forward that gets no answer says why in deliveries' words: connection refused (ECONNREFUSED), no response within 10000 ms", async () => {
+    const port = await closedPort()
+    api.on("get", "/platform/v1/events/stream", { sse: [sse(f.envelope)], hold: true })
+    const json = await cli(["listen", "--forward-to", `http://127.0.0.1:${port}/webhooks`, "--json", "--count", "1"])
+    expect(json.code, json.stderr).toBe(0)
+    expect(JSON.parse(json.stdout.trim())).toMatchObject({ event_id: f.envelope.id, status: null, error: "connection refused (ECONNREFUSED)" })
+    const human = await cli(["listen", "--forward-to", `http://127.0.0.1:${port}/webhooks`, "--count", "1"])
+    expect(human.stdout).toMatch(/<-- \[ERR\] POST http:\/\/127\.0\.0\.1:\d+\/webhooks \[evt_\w+\] \d+ms connection refused \(ECONNREFUSED\)/)
+    expect(forwardFailure(new DOMException("The operation was aborted due to timeout", "TimeoutError"))).toBe("no response within 10000 ms")
   })
 
   it("--json prints one object per forwarded event with the receiver's status", async () => {

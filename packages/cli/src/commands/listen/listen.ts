@@ -13,6 +13,27 @@ export const newSecret = (): string => {
 
 const FORWARD_TIMEOUT_MS = 10_000
 
+/** How a failed forward reads, in the words `deliveries list` uses for a failed delivery (its last_error). */
+const FAILURE_REASONS: Readonly<Record<string, string>> = {
+  ECONNREFUSED: "connection refused",
+  ECONNRESET: "connection reset by the receiver",
+  ENOTFOUND: "host not found",
+  EAI_AGAIN: "host not found",
+  EHOSTUNREACH: "host unreachable",
+  ENETUNREACH: "network unreachable",
+  UND_ERR_SOCKET: "connection closed by the receiver"
+}
+
+/** Why a forward got no answer: `connection refused (ECONNREFUSED)`, `no response within 10000 ms`. */
+export const forwardFailure = (error: unknown): string => {
+  if (error instanceof Error && error.name === "TimeoutError") return `no response within ${FORWARD_TIMEOUT_MS} ms`
+  const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause
+  const code = typeof cause?.code === "string" ? cause.code : undefined
+  if (code !== undefined) return FAILURE_REASONS[code] === undefined ? code : `${FAILURE_REASONS[code]} (${code})`
+  if (typeof cause?.message === "string") return cause.message
+  return error instanceof Error ? error.message : String(error)
+}
+
 /** Whether a secret can sign both schemes: `whsec_` and the base64 key webhook-verify decodes. */
 const signable = async (secret: string): Promise<boolean> =>
   secret.startsWith("whsec_") && (await signStandard(secret, "").then(() => true, () => false))
@@ -143,8 +164,7 @@ export const listen: CommandFactory = (ctx) =>
           await response.arrayBuffer().catch(() => undefined)
         } catch (err) {
           if (ctx.signal?.aborted) break
-          const cause = (err as { cause?: { code?: string; message?: string } }).cause
-          error = cause?.code ?? cause?.message ?? (err as Error).message
+          error = forwardFailure(err)
         }
         const ms = Date.now() - started
         if (ctx.flags.json) {
