@@ -250,6 +250,13 @@ describe("a resume point the server no longer has", () => {
     expect(ran.stdout.trim().split("\n").map((l) => JSON.parse(l) as unknown)).toEqual([f.envelope])
   })
 
+  it("events tail --since that is not an event id is a usage error (exit 2) before connecting", async () => {
+    const ran = await cli(["events", "tail", "--since", "42"])
+    expect(ran.code).toBe(2)
+    expect(ran.stderr).toMatch(/--since must be an event id \(evt_ followed by 32 lowercase hex characters\), such as events tail prints, got "42"/)
+    expect(api.calls).toHaveLength(0)
+  })
+
   it("listen warns on stderr and forwards only events", async () => {
     const target = await receiver(200)
     api.on("get", "/platform/v1/events/stream", { sse: [notice, sse(f.envelope)], hold: true })

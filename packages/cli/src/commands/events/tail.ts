@@ -1,8 +1,10 @@
-import { CliError } from "../../context.js"
+import { CliError, usage } from "../../context.js"
 import { clock } from "../../output.js"
 import { command, int, list, type CommandFactory } from "../util.js"
 import { reconnectNotices } from "./reconnect-notices.js"
 import { summary } from "./summary.js"
+
+const EVENT_ID = /^evt_[0-9a-f]{32}$/
 
 export const eventsTail: CommandFactory = (ctx) =>
   command("tail", "Stream the account's events live (Server-Sent Events; reconnects on its own)")
@@ -12,6 +14,9 @@ export const eventsTail: CommandFactory = (ctx) =>
     .option("--count <n>", "stop after n events (exit 1 if --timeout passes first)", int)
     .option("--timeout <seconds>", "stop after this many seconds", int)
     .action(async (o) => {
+      if (o.since !== undefined && !EVENT_ID.test(o.since as string)) {
+        throw usage(`--since must be an event id (evt_ followed by 32 lowercase hex characters), such as events tail prints, got ${JSON.stringify(o.since)}`)
+      }
       const client = await ctx.client()
       const count = o.count as number | undefined
       const timeoutMs = o.timeout === undefined ? undefined : (o.timeout as number) * 1000
