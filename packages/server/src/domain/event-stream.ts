@@ -30,7 +30,7 @@ export interface StreamedEvent {
  * The account's event rows for the SSE stream: a slot of the account's
  * EVENT_STREAMS_PER_ACCOUNT, where to start (the newest row,
  * or the row after `Last-Event-ID` if it is of this account and at most 24 h
- * old), and each page above a `StreamCursor`'s settled id that it has not sent,
+ * old or still the newest), and each page above a `StreamCursor`'s settled id that it has not sent,
  * with what the cursor needs of the poll's snapshot.
  */
 export class EventStream extends Effect.Service<EventStream>()("@platform/server/EventStream", {
@@ -38,14 +38,16 @@ export class EventStream extends Effect.Service<EventStream>()("@platform/server
     const sql = yield* SqlClient.SqlClient
 
     const start = Effect.fn("EventStream.start")(function*(accountId: number, lastEventId: string | undefined): Effect.fn.Return<StreamStart, SqlError.SqlError> {
-      if (lastEventId !== undefined) {
-        const since = new Date((yield* Clock.currentTimeMillis) - RESUME_WINDOW_MS)
-        const [row] = yield* sql<{ id: number }>`select id from events
-          where event_id = ${lastEventId} and developer_account_id = ${accountId} and occurred_at > ${since}`
-        if (row !== undefined) return { position: row.id, resumed: true, newest: null }
-      }
       const [last] = yield* sql<{ id: number; event_id: string }>`select id, event_id from events
         where developer_account_id = ${accountId} order by id desc limit 1`
+      if (lastEventId !== undefined) {
+        const since = new Date((yield* Clock.currentTimeMillis) - RESUME_WINDOW_MS)
+        const [row] = yield* sql<{ id: number; recent: boolean }>`select id, occurred_at > ${since} as recent from events
+          where event_id = ${lastEventId} and developer_account_id = ${accountId}`
+        // An older event that is still the newest resumes too: nothing after it to replay, nothing missed
+        // (a quiet account's stream reconnecting after its notice would otherwise be told so on every reconnect).
+        if (row !== undefined && (row.recent || row.id >= (last?.id ?? 0))) return { position: row.id, resumed: true, newest: null }
+      }
       return { position: last?.id ?? 0, resumed: lastEventId === undefined, newest: last?.event_id ?? null }
     }, Effect.orDie)
 

@@ -291,7 +291,7 @@ layer(WebhooksTestServer, { excludeTestServices: true })("GET /platform/v1/event
       expect(reopened.status).toBe(200)
     }), 30_000)
 
-  it.scoped("a Last-Event-ID unknown, older than 24 h or of another account starts after the newest event and says so first; a known one resumes after it", () =>
+  it.scoped("a Last-Event-ID unknown, older than 24 h (unless still the newest) or of another account starts after the newest event and says so first; a known one resumes after it", () =>
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
       const dev = yield* developer
@@ -320,6 +320,13 @@ layer(WebhooksTestServer, { excludeTestServices: true })("GET /platform/v1/event
         })
         newest = next
       }
+      // An event older than 24 h that is still the account's newest resumes as asked: nothing after it was missed.
+      const quiet = yield* developer
+      const old = yield* written(quiet)
+      yield* sql`update events set occurred_at = now() - interval '25 hours' where event_id = ${old}`
+      const again = yield* openStream(quiet, { "x-api-key": quiet.key, "last-event-id": old })
+      const then = yield* written(quiet)
+      expect(yield* again.until(then)).toEqual([then])
       // An account without events: the notice has no id, and the stream starts with the next event.
       const empty = yield* developer
       const lost = newEventId()

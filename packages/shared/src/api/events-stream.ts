@@ -70,8 +70,8 @@ export class EventsGroup extends HttpApiGroup.make("events")
       .annotate(
         OpenApi.Description,
         "One `event:` (the type), `id:` (the event id) and `data:` (the envelope) per event as it is written. " +
-          "`Last-Event-ID` resumes after that event within the last 24 hours (422 when it is not an event id); when it names " +
-          "no event of the account from the last 24 hours, the stream starts after the newest event and its first message is " +
+          "`Last-Event-ID` resumes after that event if it is of the last 24 hours or still the account's newest (422 when it is " +
+          "not an event id); otherwise the stream starts after the newest event and its first message is " +
           "`event: last_event_id_not_found` with `id:` that newest event and data `{last_event_id, starts_after, message}`: " +
           "events after the one asked for may have been missed. Comment lines keep the connection alive. " +
           "`conversation.inactive` is not on the stream (422 in `event_types`): it is sent per subscription, by its `inactivity_minutes`. " +
