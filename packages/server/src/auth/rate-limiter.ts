@@ -1,4 +1,4 @@
-import { Context, Effect, Layer, Option, Redacted } from "effect"
+import { Clock, Context, Effect, Layer, Option, Redacted } from "effect"
 import { Redis } from "ioredis"
 import { AppConfig } from "../config.js"
 
@@ -159,34 +159,35 @@ export const makeRedis = (url: string, namespace = "platform:v1:ratelimit:") =>
     const prefix = `${process.pid}-${Math.random().toString(36).slice(2, 8)}`
     let failing = false
     let skipUntil = 0
-    const admitted = (limit: number, windowMs: number) => {
-      const now = Date.now()
-      return decide(true, limit, 0, now, now, now, windowMs)
-    }
+    const admitted = (limit: number, windowMs: number, now: number) => decide(true, limit, 0, now, now, now, windowMs)
+    // The backoff is timed by Effect's Clock (the real one in production) so that tests can step it.
     return {
       consume: (bucket, limit, windowMs = WINDOW_MS) =>
-        Date.now() < skipUntil
-          ? Effect.succeed(admitted(limit, windowMs))
-          : Effect.tryPromise(() => redis.platformRateLimit(namespace + bucket, limit, windowMs, `${prefix}-${seq++}`)).pipe(
-            Effect.map(([allowed, count, oldest, admit, now]) =>
-              decide(allowed === 1, limit, count!, now!, oldest!, admit!, windowMs)
-            ),
-            Effect.tap(() => {
-              if (!failing) return Effect.void
-              failing = false
-              return Effect.logInfo("rate limiter store available again")
-            }),
-            Effect.catchAll((error) => {
-              skipUntil = Date.now() + REDIS_BACKOFF_MS
-              const decision = admitted(limit, windowMs)
-              if (failing) return Effect.succeed(decision)
-              failing = true
-              return Effect.as(
-                Effect.logWarning("rate limiter store unavailable; admitting requests until it answers", String(error.cause)),
-                decision
+        Effect.flatMap(Clock.currentTimeMillis, (now) =>
+          now < skipUntil
+            ? Effect.succeed(admitted(limit, windowMs, now))
+            : Effect.tryPromise(() => redis.platformRateLimit(namespace + bucket, limit, windowMs, `${prefix}-${seq++}`)).pipe(
+              Effect.map(([allowed, count, oldest, admit, redisNow]) =>
+                decide(allowed === 1, limit, count!, redisNow!, oldest!, admit!, windowMs)
+              ),
+              Effect.tap(() => {
+                if (!failing) return Effect.void
+                failing = false
+                return Effect.logInfo("rate limiter store available again")
+              }),
+              Effect.catchAll((error) =>
+                Effect.flatMap(Clock.currentTimeMillis, (failedAt) => {
+                  skipUntil = failedAt + REDIS_BACKOFF_MS
+                  const decision = admitted(limit, windowMs, failedAt)
+                  if (failing) return Effect.succeed(decision)
+                  failing = true
+                  return Effect.as(
+                    Effect.logWarning("rate limiter store unavailable; admitting requests until it answers", String(error.cause)),
+                    decision
+                  )
+                })
               )
-            })
-          )
+            ))
     } satisfies RateLimiterShape
   })
 
