@@ -123,6 +123,7 @@ export type TeamMember = typeof TeamMember.Type
 /**
  * POST /platform/dashboard/team: adds an existing user by email, or creates the user
  * (then `name` and `password` are required: there is no mailer to send an invitation).
+ * For an existing user `name` and `password` are 422: that user keeps their own.
  */
 export const TeamAdd = requestBody(
   Schema.Struct({ email: Email, role: Role, name: optional(Name), password: optional(Password) }),

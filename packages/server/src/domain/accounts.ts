@@ -190,6 +190,19 @@ export class Accounts extends Effect.Service<Accounts>()("@platform/server/Accou
         .pipe(Effect.orDie)
       let userId: number
       if (existing !== undefined) {
+        // Another user's name and password are theirs: an admin neither renames them nor sets their password.
+        const ignored = (["name", "password"] as const).filter((field) => input[field] !== undefined)
+        if (ignored.length > 0) {
+          return yield* new ValidationFailed({
+            detail: ignored.map((field) => ({
+              loc: ["body", field],
+              msg: "does not apply: a user with this email already exists and keeps their own name and password; omit it",
+              type: "extra_forbidden",
+              input: field === "password" ? null : input[field],
+              ctx: {}
+            }))
+          })
+        }
         userId = existing.id
       } else {
         if (input.password === undefined || input.name === undefined) {

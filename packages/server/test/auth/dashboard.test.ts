@@ -263,6 +263,31 @@ describe("dashboard", () => {
         }
       }))
 
+    it.effect("team: name or password for an email that already has a user is 422 at each field; nothing changes", () =>
+      Effect.gen(function*() {
+        const owner = yield* signup("owner")
+        const member = yield* signup("member")
+        const both = yield* request("POST", `${D}/team`, {
+          cookie: owner.cookie,
+          body: { email: member.email.toUpperCase(), role: "admin", name: "Renamed", password: "taken over password" }
+        })
+        expect(both.status).toBe(422)
+        expect(both.body.detail.map((d: { loc: Array<string> }) => d.loc)).toEqual([["body", "name"], ["body", "password"]])
+        expect(both.body.detail[0]).toMatchObject({ type: "extra_forbidden", input: "Renamed", msg: expect.stringMatching(/already exists/) })
+        expect(both.text).not.toContain("taken over password")
+        const onlyPassword = yield* request("POST", `${D}/team`, {
+          cookie: owner.cookie,
+          body: { email: member.email, role: "developer", password: "taken over password" }
+        })
+        expect(onlyPassword.status).toBe(422)
+        expect(onlyPassword.body.detail.map((d: { loc: Array<string> }) => d.loc)).toEqual([["body", "password"]])
+        expect((yield* request("GET", `${D}/team`, { cookie: owner.cookie })).body.map((m: { user_id: number }) => m.user_id))
+          .toEqual([owner.userId])
+        expect((yield* request("POST", `${D}/login`, { body: { email: member.email, password: "taken over password" } })).status).toBe(401)
+        const me = yield* request("POST", `${D}/login`, { body: { email: member.email, password: member.password } })
+        expect(me.body.user.name).toBe("member")
+      }))
+
     it.effect("removing a member revokes their session; the last owner cannot be removed", () =>
       Effect.gen(function*() {
         const owner = yield* signup("owner")
