@@ -1,7 +1,7 @@
 import { HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
 import { Channel } from "./channel.js"
-import { Id, maxChars, NonEmptyString, Timestamp, optional, requestBody } from "./common.js"
+import { Id, Label, NonEmptyString, Timestamp, optional, requestBody } from "./common.js"
 import { Plan } from "./limits.js"
 
 /** Roles of a team member: owner (everything), admin (everything but plan changes and owners), developer. */
@@ -19,7 +19,7 @@ const Password = Schema.String.pipe(
   Schema.maxLength(256, { message: () => "must be at most 256 characters" })
 )
 
-const Name = NonEmptyString.pipe(maxChars(200))
+const Name = Label(200)
 
 /** POST /platform/dashboard/signup: a user, their account (named after them unless given) and the owner role. */
 export const Signup = requestBody(

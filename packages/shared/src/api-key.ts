@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { Id, maxChars, NonEmptyString, Timestamp, optional, requestBody } from "./common.js"
+import { Id, Label, Timestamp, optional, requestBody } from "./common.js"
 import { RATE_LIMIT_PER_MINUTE_MAX } from "./limits.js"
 import { Scope } from "./scopes.js"
 
@@ -33,7 +33,7 @@ const RateLimitPerMinute = Schema.Int.pipe(
 )
 
 /** A key's label, at most 200 characters (like account and user names). */
-const KeyName = NonEmptyString.pipe(maxChars(200))
+const KeyName = Label(200)
 
 /** POST /dashboard/api-keys; scopes default to all 11. */
 export const ApiKeyCreate = requestBody(

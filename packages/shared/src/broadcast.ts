@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { Id, NonEmptyString, Timestamp, optional, requestBody } from "./common.js"
+import { Id, Label, NonEmptyString, Timestamp, optional, requestBody } from "./common.js"
 import { BROADCAST_RECIPIENTS_PER_CALL } from "./limits.js"
 import { RuntimeComponent } from "./message.js"
 import { Page } from "./pagination.js"
@@ -29,7 +29,7 @@ export type Broadcast = typeof Broadcast.Type
 /** POST /broadcasts: a draft (DESIGN §5). */
 export const BroadcastCreate = requestBody(
   Schema.Struct({
-    name: NonEmptyString,
+    name: Label(200),
     channel_id: Id,
     template_name: NonEmptyString,
     language_code: NonEmptyString,

@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { Id, Timestamp, maxChars, optional, requestBody } from "./common.js"
+import { Id, Label, Timestamp, maxChars, optional, requestBody } from "./common.js"
 import { EventType } from "./events.js"
 import {
   BUFFER_MAX_BATCH_MAX,
@@ -66,10 +66,8 @@ const subscriptionFields = {
   target_url: TargetUrl,
   event_types: optional(Schema.Array(EventType)),
   platform_channel_id: optional(Schema.NullOr(Id)),
-  // null clears, as for the other nullable fields of the resource
-  description: optional(
-    Schema.NullOr(Schema.String.pipe(maxChars(SUBSCRIPTION_DESCRIPTION_MAX)))
-  ),
+  // null clears, as for the other nullable fields of the resource (so a blank string is not a second way to)
+  description: optional(Schema.NullOr(Label(SUBSCRIPTION_DESCRIPTION_MAX))),
   custom_headers: optional(Schema.NullOr(CustomHeaders)),
   buffer_window_seconds: optional(Schema.NullOr(intBetween(BUFFER_WINDOW_SECONDS_MIN, BUFFER_WINDOW_SECONDS_MAX))),
   buffer_max_batch: optional(Schema.NullOr(intBetween(BUFFER_MAX_BATCH_MIN, BUFFER_MAX_BATCH_MAX))),

@@ -5,6 +5,7 @@ import {
   ApiKeyCreate,
   ApiKeyPatch,
   BlockUsers,
+  BroadcastCreate,
   BroadcastRecipientsLoad,
   BroadcastSchedule,
   ChannelProfileUpdate,
@@ -15,6 +16,7 @@ import {
   ListQuery,
   MediaFromUrl,
   Signup,
+  TeamAdd,
   TwoFactor,
   WebhookSubscriptionCreate,
   WebhookSubscriptionPatch
@@ -45,6 +47,11 @@ describe("subscription bounds", () => {
     // Characters, not UTF-16 units: an emoji counts once.
     ["description", "😀".repeat(200), true],
     ["description", "😀".repeat(201), false],
+    // null clears the description; a blank string is not a description
+    ["description", null, true],
+    ["description", "", false],
+    ["description", " \t\n", false],
+    ["description", " a ", true],
     ["target_url", "", false],
     ["target_url", url + "a".repeat(2083 - url.length), true],
     ["target_url", url + "a".repeat(2084 - url.length), false],
@@ -125,7 +132,18 @@ describe("request bodies", () => {
     ["signup name of 201 chars", Signup, { email: "a@example.com", password: "password", name: "n".repeat(201) }, ["name"]],
     ["account name of 200 emoji", AccountPatch, { name: "🏢".repeat(200) }, null],
     ["api key name of 201 chars", ApiKeyCreate, { name: "k".repeat(201) }, ["name"]],
-    ["api key PATCH name of 201 chars", ApiKeyPatch, { name: "k".repeat(201) }, ["name"]]
+    ["api key PATCH name of 201 chars", ApiKeyPatch, { name: "k".repeat(201) }, ["name"]],
+    // A name needs a character that is not whitespace.
+    ["api key name of spaces", ApiKeyCreate, { name: "   " }, ["name"]],
+    ["api key PATCH name empty", ApiKeyPatch, { name: "" }, ["name"]],
+    ["signup name of a tab and an ideographic space", Signup, { email: "a@example.com", password: "password", name: "\t\u3000" }, ["name"]],
+    ["signup account name of newlines", Signup, { email: "a@example.com", password: "password", name: "Ada", account_name: "\n\n" }, [
+      "account_name"
+    ]],
+    ["account name of spaces", AccountPatch, { name: "  " }, ["name"]],
+    ["team member name of spaces", TeamAdd, { email: "a@example.com", role: "developer", name: " ", password: "password" }, ["name"]],
+    ["broadcast name of spaces", BroadcastCreate, { name: "  ", channel_id: 1, template_name: "t", language_code: "en" }, ["name"]],
+    ["a name with spaces around a character", AccountPatch, { name: " A " }, null]
   ])("%s", (_name, schema, input, path) => {
     const paths = pathsOf(schema as Schema.Schema<unknown, unknown>, input)
     if (path === null) expect(paths).toStrictEqual([])

@@ -174,6 +174,31 @@ describe("dashboard", () => {
         })
       }))
 
+    it.effect("a name of only whitespace is 422 at the field on signup, account, team and API keys; nothing is stored", () =>
+      Effect.gen(function*() {
+        const dev = yield* signup("named")
+        const key = yield* request("POST", `${D}/api-keys`, { cookie: dev.cookie, body: { name: "ci" } })
+        const email = uniqueEmail("blank")
+        const cases: ReadonlyArray<[string, string, Record<string, unknown>, string]> = [
+          ["POST", `${D}/signup`, { email, password: "correct horse", name: "   " }, "name"],
+          ["POST", `${D}/signup`, { email, password: "correct horse", name: "Ada", account_name: "\t" }, "account_name"],
+          ["PATCH", `${D}/account`, { name: " \u3000 " }, "name"],
+          ["POST", `${D}/team`, { email, role: "developer", name: "\n", password: "member password" }, "name"],
+          ["POST", `${D}/api-keys`, { name: "  " }, "name"],
+          ["PATCH", `${D}/api-keys/${key.body.id}`, { name: "" }, "name"]
+        ]
+        for (const [method, path, body, field] of cases) {
+          const reply = yield* request(method, path, { cookie: dev.cookie, body })
+          expect(reply.status, `${method} ${path} ${JSON.stringify(body)}`).toBe(422)
+          expect(reply.body.detail).toMatchObject([{ loc: ["body", field], msg: "must not be empty or only whitespace" }])
+        }
+        expect((yield* request("GET", `${D}/account`, { cookie: dev.cookie })).body.name).toBe("named")
+        expect((yield* request("GET", `${D}/team`, { cookie: dev.cookie })).body).toHaveLength(1)
+        const keys = (yield* request("GET", `${D}/api-keys`, { cookie: dev.cookie })).body
+        expect(keys.map((k: { name: string }) => k.name)).toEqual(["ci"])
+        expect((yield* request("POST", `${D}/login`, { body: { email, password: "correct horse" } })).status).toBe(401)
+      }))
+
     it.effect.each([
       { plan: "free", channels: 1 },
       { plan: "lite", channels: 3 }

@@ -113,6 +113,7 @@ layer(WebhooksTestServer, { excludeTestServices: true })("webhook subscription r
         [{ target_url: "http://127.0.0.1:9/h", buffer_max_batch: 0 }, ["body", "buffer_max_batch"]],
         [{ target_url: "http://127.0.0.1:9/h", inactivity_minutes: 1441 }, ["body", "inactivity_minutes"]],
         [{ target_url: "http://127.0.0.1:9/h", description: "x".repeat(201) }, ["body", "description"]],
+        [{ target_url: "http://127.0.0.1:9/h", description: " \n " }, ["body", "description"]],
         [{ target_url: "http://127.0.0.1:9/h", platform_channel_id: other.channelId }, ["body", "platform_channel_id"]],
         [{ target_url: "http://169.254.169.254/latest/meta-data" }, ["body", "target_url"]],
         [{ target_url: "ftp://example.com/hook" }, ["body", "target_url"]],
@@ -131,6 +132,9 @@ layer(WebhooksTestServer, { excludeTestServices: true })("webhook subscription r
       })
       expect(patch.status).toBe(422)
       expect(patch.body.detail[0].loc).toEqual(["body", "target_url"])
+      const blank = yield* request("PATCH", `${base}/${created.body.id}`, { key, body: { description: "" } })
+      expect(blank.status).toBe(422)
+      expect(blank.body.detail).toMatchObject([{ loc: ["body", "description"], msg: "must not be empty or only whitespace" }])
     }))
 
   it.scoped("target_url is bounded at 2083 characters, not UTF-16 units: a URL of 2083 characters with emoji is accepted", () =>
