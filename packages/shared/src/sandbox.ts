@@ -1,30 +1,61 @@
 import { Schema } from "effect"
-import { Id, type Issue, NonEmptyString, optional, requestBody } from "./common.js"
+import { Id, type Issue, Label, maxChars, NonEmptyString, optional, requestBody } from "./common.js"
+
+/** The message types a WhatsApp user's message arrives as (`messages[].type` of Meta's webhook). */
+export const SANDBOX_CHAT_INBOUND_TYPES = [
+  "text", "image", "video", "audio", "document", "sticker", "location", "contacts", "interactive", "button", "reaction", "order"
+] as const
+
+/** The kinds of an Instagram user's message: text, a reaction, or an attachment's `type`. */
+export const SANDBOX_SOCIAL_INBOUND_TYPES = [
+  "text", "image", "video", "audio", "file", "share", "story_mention", "ig_reel", "reaction"
+] as const
+
+/** The longest inbound text in characters (WhatsApp's limit; Instagram's, 999, is checked per channel). */
+export const SANDBOX_TEXT_MAX = 4096
+
+const SandboxInboundType = Schema.Literal(...new Set([...SANDBOX_CHAT_INBOUND_TYPES, ...SANDBOX_SOCIAL_INBOUND_TYPES]))
 
 /**
  * POST /platform/dashboard/sandbox/inbound (sandbox upstream only): an inbound message
  * from `from` on one of the account's channels, posted to /webhook/incoming signed
  * the way Meta posts it. `text` for a text message, or `type` with its `payload` as
- * the upstream writes it (WhatsApp: the type's object, e.g. `{"link": ...}` for image;
- * Instagram: the attachment payload, or `{message_id, emoji}` for reaction).
+ * the upstream writes it (WhatsApp: the type's object, e.g. `{"link": ...}` for image,
+ * a list of contacts for contacts; Instagram: the attachment payload, or
+ * `{message_id, emoji}` for reaction). Lengths count characters, not UTF-16 units.
  */
 export const SandboxInbound = requestBody(
   Schema.Struct({
     channel_id: Id,
-    from: NonEmptyString.pipe(Schema.maxLength(64, { message: () => "must be at most 64 characters" })),
-    text: optional(Schema.String.pipe(Schema.maxLength(4096, { message: () => "must be at most 4096 characters" }))),
-    type: optional(NonEmptyString.pipe(Schema.maxLength(32, { message: () => "must be at most 32 characters" }))),
+    from: Label(64),
+    text: optional(Schema.String.pipe(Schema.minLength(1, { message: () => "must not be empty" }), maxChars(SANDBOX_TEXT_MAX))),
+    type: optional(SandboxInboundType),
     payload: optional(Schema.Unknown),
-    profile_name: optional(NonEmptyString.pipe(Schema.maxLength(200, { message: () => "must be at most 200 characters" }))),
+    profile_name: optional(Label(200)),
     context_message_id: optional(NonEmptyString)
   }).pipe(
     Schema.filter((b): Issue | undefined => {
       if (b.text === undefined && b.type === undefined) return { path: ["text"], message: "give text, or type and payload" }
-      if (b.type !== undefined && b.type !== "text" && b.payload === undefined) {
-        return { path: ["payload"], message: `type ${b.type} needs a payload` }
+      if (b.type !== undefined && b.type !== "text") {
+        if (b.text !== undefined) {
+          return { path: ["text"], message: `text goes with type text; a ${b.type} message carries its content in payload` }
+        }
+        if (b.payload === undefined) return { path: ["payload"], message: `type ${b.type} needs a payload` }
+        const list = Array.isArray(b.payload)
+        if (b.type === "contacts" ? !list || b.payload.length === 0 : typeof b.payload !== "object" || b.payload === null || list) {
+          return {
+            path: ["payload"],
+            message: b.type === "contacts" ? "must be a non-empty list of contacts" : `must be the ${b.type} object`
+          }
+        }
       }
-      if (b.type === "text" && b.text === undefined && b.payload === undefined) {
-        return { path: ["text"], message: "a text message needs text" }
+      if (b.text !== undefined && b.payload !== undefined) {
+        return { path: ["payload"], message: "a text message takes text or payload.body, not both" }
+      }
+      if (b.type === "text" && b.text === undefined) {
+        if (b.payload === undefined) return { path: ["text"], message: "a text message needs text" }
+        const body = (b.payload as { readonly body?: unknown } | null)?.body
+        if (typeof body !== "string" || body === "") return { path: ["payload", "body"], message: "a text payload needs a non-empty body" }
       }
       return undefined
     })

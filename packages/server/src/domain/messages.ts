@@ -46,14 +46,16 @@ const invalid = (loc: ReadonlyArray<string | number>, msg: string, input: unknow
 export const TEXT_MAX_CHARS = { chat: 4096, social: 999 } as const
 export const CAPTION_MAX_CHARS = 1024
 
-const longerThan = (s: string, max: number) => {
+/** Whether `s` has more than `max` characters (code points, as SPEC counts them). */
+export const longerThan = (s: string, max: number) => {
   if (s.length <= max) return false
   let chars = 0
   for (const _ of s) if (++chars > max) return true
   return false
 }
 
-const tooLong = (loc: ReadonlyArray<string>, max: number, input: string): ValidationFailed =>
+/** 422 at `["body", ...loc]`: more than `max` characters. */
+export const tooLong = (loc: ReadonlyArray<string>, max: number, input: string): ValidationFailed =>
   new ValidationFailed({
     detail: [{ loc: ["body", ...loc], msg: `must be at most ${max} characters`, type: "value_error", input, ctx: { max_length: max } }]
   })

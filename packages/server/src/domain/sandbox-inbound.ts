@@ -1,9 +1,50 @@
 import { FetchHttpClient, HttpClient } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
-import { NotFound, type SandboxInbound as SandboxInboundBody, type SandboxInboundAccepted, UpstreamFailure } from "@platform/shared"
+import {
+  NotFound,
+  SANDBOX_CHAT_INBOUND_TYPES,
+  SANDBOX_SOCIAL_INBOUND_TYPES,
+  type SandboxInbound as SandboxInboundBody,
+  type SandboxInboundAccepted,
+  UpstreamFailure,
+  ValidationFailed
+} from "@platform/shared"
 import { Effect } from "effect"
 import { AppConfig } from "../config.js"
 import { injectInbound } from "../upstream/sandbox/inject-inbound.js"
+import { longerThan, TEXT_MAX_CHARS, tooLong } from "./messages.js"
+
+const TYPES_BY_KIND: Record<"chat" | "social", ReadonlyArray<string>> = {
+  chat: SANDBOX_CHAT_INBOUND_TYPES,
+  social: SANDBOX_SOCIAL_INBOUND_TYPES
+}
+const KIND_NAME = { chat: "a chat (WhatsApp)", social: "a social (Instagram)" } as const
+
+/**
+ * What depends on the channel's kind, checked as Meta would: the message types its users
+ * send, and the text length (WhatsApp 4096 characters, Instagram fewer than 1000, as on send).
+ */
+const kindIssue = (kind: "chat" | "social", input: SandboxInboundBody): ValidationFailed | undefined => {
+  const type = input.type ?? "text"
+  if (!TYPES_BY_KIND[kind].includes(type)) {
+    return new ValidationFailed({
+      detail: [{
+        loc: ["body", "type"],
+        msg: `${KIND_NAME[kind]} channel's users do not send ${type} messages; one of ${TYPES_BY_KIND[kind].join(", ")}`,
+        type: "value_error",
+        input: type,
+        ctx: { expected: TYPES_BY_KIND[kind] }
+      }]
+    })
+  }
+  const fromPayload = (input.payload as { readonly body?: unknown } | undefined)?.body
+  const [loc, text] = input.text !== undefined
+    ? [["text"], input.text]
+    : type === "text" && typeof fromPayload === "string"
+    ? [["payload", "body"], fromPayload]
+    : [[], undefined]
+  return text !== undefined && longerThan(text, TEXT_MAX_CHARS[kind]) ? tooLong(loc, TEXT_MAX_CHARS[kind], text) : undefined
+}
 
 interface ChannelRow {
   readonly type: "chat" | "social"
@@ -33,6 +74,8 @@ export class SandboxInbound extends Effect.Service<SandboxInbound>()("@platform/
         select type, phone_number_id, waba_id, display_phone_number, social_id from platform_channels
         where id = ${input.channel_id} and developer_account_id = ${accountId} and status = 'connected'`.pipe(Effect.orDie)
       if (row === undefined) return yield* new NotFound({ message: "channel not found" })
+      const invalid = kindIssue(row.type, input)
+      if (invalid !== undefined) return yield* invalid
       const injected = yield* injectInbound({
         channel: {
           kind: row.type,

@@ -87,6 +87,55 @@ layer(SandboxTestServer(), { timeout: 60_000 })("POST /platform/dashboard/sandbo
       expect(extra.status).toBe(422)
     }))
 
+  it.effect("inbound is validated like a send: known types per channel kind, non-empty text, lengths in characters", () =>
+    Effect.gen(function*() {
+      const dev = yield* signup("inbound-rules")
+      yield* setPlan(dev, "lite")
+      const chat = (yield* connectChat(dev)).body.channel_id
+      const social = (yield* connectSocial(dev)).body.channel_id
+      const state = yield* SandboxState
+      const posted = state.webhooks.length
+      const refused: ReadonlyArray<[number, Record<string, unknown>, ReadonlyArray<string>, RegExp]> = [
+        [chat, { type: "bogus", payload: {} }, ["body", "type"], /Expected/],
+        [chat, { text: "" }, ["body", "text"], /must not be empty/],
+        [chat, { type: "text", payload: { body: "" } }, ["body", "payload", "body"], /non-empty body/],
+        [chat, { text: "a".repeat(4097) }, ["body", "text"], /at most 4096 characters/],
+        [chat, { type: "image", text: "a caption?", payload: { link: "https://example.com/a.jpg" } }, ["body", "text"], /payload/],
+        [chat, { text: "hi", payload: { body: "hello" } }, ["body", "payload"], /not both/],
+        [chat, { type: "image", payload: "https://example.com/a.jpg" }, ["body", "payload"], /image object/],
+        [chat, { type: "contacts", payload: [] }, ["body", "payload"], /non-empty list/],
+        [chat, { type: "share", payload: { url: "https://example.com" } }, ["body", "type"], /chat \(WhatsApp\) channel's users do not send share/],
+        [social, { type: "sticker", payload: { id: "1" } }, ["body", "type"], /social \(Instagram\) channel's users do not send sticker/],
+        [social, { text: "a".repeat(1000) }, ["body", "text"], /at most 999 characters/],
+        [chat, { text: "hi", profile_name: "  " }, ["body", "profile_name"], /only whitespace/],
+        [chat, { from: " ", text: "hi" }, ["body", "from"], /only whitespace/]
+      ]
+      for (const [channel_id, fields, loc, msg] of refused) {
+        const reply = yield* inject(dev, { channel_id, from: "15550001111", ...fields })
+        expect(reply.status, JSON.stringify(fields).slice(0, 80)).toBe(422)
+        expect(reply.body.detail).toHaveLength(1)
+        expect(reply.body.detail[0].loc).toEqual(loc)
+        expect(reply.body.detail[0].msg).toMatch(msg)
+      }
+      expect(state.webhooks.length).toBe(posted)
+      // Characters, not UTF-16 units: 4096 emoji fit a WhatsApp text, 999 an Instagram one.
+      const emoji = yield* inject(dev, { channel_id: chat, from: "15550001111", text: "😀".repeat(4096) })
+      expect(emoji.status, emoji.text).toBe(202)
+      expect((yield* inboundRow(chat, emoji.body.message_id)).text).toBe("😀".repeat(4096))
+      const socialEmoji = yield* inject(dev, { channel_id: social, from: "1254459154682919", text: "😀".repeat(999) })
+      expect(socialEmoji.status, socialEmoji.text).toBe(202)
+      const contacts = yield* inject(dev, {
+        channel_id: chat,
+        from: "15550001111",
+        type: "contacts",
+        payload: [{ name: { formatted_name: "Ada" }, phones: [{ phone: "+15550002222" }] }]
+      })
+      expect(contacts.status, contacts.text).toBe(202)
+      expect(yield* inboundRow(chat, contacts.body.message_id)).toMatchObject({ type: "contacts" })
+      const share = yield* inject(dev, { channel_id: social, from: "1254459154682919", type: "share", payload: { url: "https://example.com" } })
+      expect(share.status, share.text).toBe(202)
+    }))
+
   it.effect("the route takes the dashboard cookie only", () =>
     Effect.gen(function*() {
       const bare = yield* request("POST", `${D}/sandbox/inbound`, { body: { channel_id: 1, from: "1", text: "x" } })

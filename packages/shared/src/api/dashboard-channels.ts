@@ -55,6 +55,7 @@ export class DashboardChannelsGroup extends HttpApiGroup.make("dashboardChannels
       .setPayload(SandboxInbound)
       .addSuccess(SandboxInboundAccepted, { status: 202 })
       .addError(wire(NotFound))
+      .addError(wire(ValidationFailed))
       .addError(wire(UpstreamFailure))
       .annotate(OpenApi.Summary, "Sandbox upstream only: inject an inbound message as the upstream would post it")
   )
