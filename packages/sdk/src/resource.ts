@@ -11,6 +11,56 @@ export abstract class APIResource {
 /** Encodes one path segment. */
 export const seg = (value: string | number): string => encodeURIComponent(String(value))
 
+const REQUEST_OPTION_KEYS = new Set(["timeout", "maxRetries", "idempotencyKey", "signal", "headers"])
+
+/** Edit distance of two short keys, for "did you mean". */
+const distance = (a: string, b: string): number => {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j)
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i]
+    for (let j = 1; j <= b.length; j++) {
+      row[j] = Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
+    }
+    previous = row
+  }
+  return previous[b.length]!
+}
+
+/**
+ * The options of a call that go into its query string: only the keys the method knows. Any other key (a typo
+ * such as `limt`, a request option put in the wrong argument) throws a TypeError before anything is sent: the
+ * server would not know it either, and the call would quietly run without it. Keys holding `undefined` are skipped.
+ */
+export const knownParams = <K extends string>(
+  method: string,
+  params: object | undefined,
+  known: ReadonlyArray<K>
+): { [P in K]?: QueryValue } => {
+  if (params === undefined) return {}
+  if (params === null || typeof params !== "object" || Array.isArray(params)) {
+    throw new TypeError(`@platform/sdk: ${method}() takes an options object, not ${Array.isArray(params) ? "an array" : String(params)}`)
+  }
+  const out: Record<string, QueryValue> = {}
+  for (const [key, value] of Object.entries(params)) {
+    if (value === undefined) continue
+    if (!(known as ReadonlyArray<string>).includes(key)) {
+      const near = known
+        .filter((k) => distance(k, key) <= 2 || k.startsWith(key) || key.startsWith(k))
+        .sort((a, b) => distance(a, key) - distance(b, key))[0]
+      const hint = near !== undefined
+        ? ` (did you mean "${near}"?)`
+        : REQUEST_OPTION_KEYS.has(key)
+        ? ` ("${key}" is a request option: pass it in the last argument)`
+        : ""
+      throw new TypeError(
+        `@platform/sdk: ${method}() got an unknown option "${key}"${hint}; it takes ${known.map((k) => `"${k}"`).join(", ")}`
+      )
+    }
+    out[key] = value as QueryValue
+  }
+  return out as { [P in K]?: QueryValue }
+}
+
 import { CursorPage, type PageBody, type PageLoader, PagePromise } from "./core/pagination.js"
 import type { QueryValue, RequestOptions } from "./core/request.js"
 

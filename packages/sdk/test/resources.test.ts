@@ -388,6 +388,35 @@ describe("resource methods", () => {
     expect(api.calls[0]!.headers.get("user-agent") ?? "").not.toMatch(/platform-sdk/)
   })
 
+  // A JS caller (no type checker) with a typo or an option in the wrong argument: the call throws a TypeError naming
+  // the key before anything is sent, rather than sending it (the server ignores unknown query keys) or dropping it.
+  it.each([
+    ["deliveries.list", (c: Platform) => c.webhooks.deliveries.list({ limt: 5 } as never), /deliveries\.list\(\) got an unknown option "limt" \(did you mean "limit"\?\)/],
+    ["deliveries.list", (c: Platform) => c.webhooks.deliveries.list({ limit: 5, foo: 1 } as never), /unknown option "foo"; it takes "limit", "after", "before", "mode"/],
+    ["subscriptions.list", (c: Platform) => c.webhooks.subscriptions.list({ cursor: "abc" } as never), /subscriptions\.list\(\) got an unknown option "cursor"/],
+    ["subscriptions.list", (c: Platform) => c.webhooks.subscriptions.list({ timeout: 5 } as never), /"timeout" is a request option: pass it in the last argument/],
+    ["subscriptions.test", (c: Platform) => c.webhooks.subscriptions.test(1, { event: "message.sent" } as never), /unknown option "event"/],
+    ["deliveries.retrieve", (c: Platform) => c.webhooks.deliveries.retrieve(1, { includes: "full_envelope" } as never), /did you mean "include"/],
+    ["channels.list", (c: Platform) => c.channels.list({ kind: "chat" } as never), /channels\.list\(\) got an unknown option "kind"/],
+    ["media.getUrl", (c: Platform) => c.media.getUrl("m1", { channel: 7 } as never), /did you mean "channel_id"/],
+    ["media.delete", (c: Platform) => c.media.delete("m1", { channel_id: 7, force: true } as never), /unknown option "force"/],
+    ["events.stream", (c: Platform) => c.events.stream({ event_type: ["message.sent"] } as never), /did you mean "event_types"/]
+  ] as ReadonlyArray<[string, (c: Platform) => unknown, RegExp]>)("%s with an unknown option throws a TypeError naming it and sends nothing", async (_name, call, message) => {
+    api.on("get", "/platform/v1/channels", { json: [] })
+    const error = await Promise.resolve().then(() => call(client())).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(TypeError)
+    expect((error as Error).message).toMatch(/^@platform\/sdk: /)
+    expect((error as Error).message).toMatch(message)
+    expect(api.calls).toHaveLength(0)
+  })
+
+  it("options holding undefined are left out, as before; known ones are sent", async () => {
+    api.on("get", dels, { json: { mode: "native", ...page([]) } })
+    // What a JS caller spreading optional fields sends (the types, with exactOptionalPropertyTypes, refuse it).
+    await client().webhooks.deliveries.list({ limit: 5, status: undefined, errors_only: true } as never)
+    expect(api.calls[0]!.query).toEqual({ limit: "5", errors_only: "true" })
+  })
+
   it("media.upload of a Blob sends multipart channel_id and file with its name and type", async () => {
     api.on("post", "/platform/v1/media", { json: f.mediaUpload })
     const file = new File([new Uint8Array([1, 2, 3])], "cat.png", { type: "image/png" })

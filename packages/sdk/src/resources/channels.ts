@@ -1,12 +1,13 @@
 import type { RequestOptions } from "../core/request.js"
-import { APIResource, seg } from "../resource.js"
+import { APIResource, knownParams, seg } from "../resource.js"
 import type { Channel, ChannelListParams, InboundSwitchParams } from "../types.js"
 
 /** The account's connected channels (`/platform/v1/channels`). */
 export class Channels extends APIResource {
   /** Lists the account's channels, newest first, optionally of one `type` (a plain array; needs the read:channels scope). */
   list(params: ChannelListParams = {}, options?: RequestOptions): Promise<ReadonlyArray<Channel>> {
-    return this._client.request({ method: "GET", path: "/platform/v1/channels", query: { type: params.type } }, options)
+    const query = knownParams("channels.list", params, ["type"])
+    return this._client.request({ method: "GET", path: "/platform/v1/channels", query }, options)
   }
 
   /** Switches inbound processing of a channel on or off (the kill-switch; needs manage:channels) and returns the channel. */

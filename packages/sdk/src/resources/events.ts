@@ -1,5 +1,5 @@
 import { EventStream, type ServerSentEvent } from "../core/sse.js"
-import { APIResource } from "../resource.js"
+import { APIResource, knownParams } from "../resource.js"
 import type { AnyEnvelope, EventType, LastEventIdNotFound } from "../types.js"
 
 /** Options of `events.stream`. */
@@ -34,6 +34,11 @@ export interface EventStreamParams {
   readonly headers?: Readonly<Record<string, string>>
 }
 
+const STREAM_PARAMS = [
+  "event_types", "channel_id", "lastEventId", "signal", "onReconnect", "onOpen", "maxReconnects", "idleTimeoutMs",
+  "onLastEventIdNotFound", "headers"
+] as const satisfies ReadonlyArray<keyof EventStreamParams>
+
 /** Parses a stream message into an envelope; keep-alives and non-JSON messages are skipped. */
 export const envelopeOf = (message: ServerSentEvent): AnyEnvelope | undefined => {
   if (message.event === "ping" || message.event === "keepalive") return undefined
@@ -49,6 +54,7 @@ export const envelopeOf = (message: ServerSentEvent): AnyEnvelope | undefined =>
 export class Events extends APIResource {
   /** Opens the event stream: `for await` yields envelopes, reconnecting with `Last-Event-ID` after a drop. */
   stream(params: EventStreamParams = {}): EventStream<AnyEnvelope> {
+    knownParams("events.stream", params, STREAM_PARAMS)
     const query = { event_types: params.event_types, channel_id: params.channel_id }
     return new EventStream<AnyEnvelope>(
       async (lastEventId, signal) => {

@@ -1,6 +1,6 @@
 import { MediaFileError, PlatformError } from "../core/errors.js"
 import type { RequestOptions } from "../core/request.js"
-import { APIResource, seg } from "../resource.js"
+import { APIResource, knownParams, seg } from "../resource.js"
 import type { MediaDeleteResult, MediaFromUrlParams, MediaUploadResult, MediaUrlResult } from "../types.js"
 
 /** What `media.upload` accepts as the file: a path (Node, Bun, Deno), a Blob/File, bytes, or a byte stream. */
@@ -118,7 +118,7 @@ export class Media extends APIResource {
   /** Returns a short-lived URL for a media id, usable without any token. */
   getUrl(mediaId: string, params: { readonly channel_id: number }, options?: RequestOptions): Promise<MediaUrlResult> {
     return this._client.request(
-      { method: "GET", path: `/platform/v1/media/${seg(mediaId)}/url`, query: { channel_id: params.channel_id } },
+      { method: "GET", path: `/platform/v1/media/${seg(mediaId)}/url`, query: knownParams("media.getUrl", params, ["channel_id"]) },
       options
     )
   }
@@ -126,7 +126,7 @@ export class Media extends APIResource {
   /** Deletes the media from the upstream. */
   delete(mediaId: string, params: { readonly channel_id: number }, options?: RequestOptions): Promise<MediaDeleteResult> {
     return this._client.request(
-      { method: "DELETE", path: `/platform/v1/media/${seg(mediaId)}`, query: { channel_id: params.channel_id } },
+      { method: "DELETE", path: `/platform/v1/media/${seg(mediaId)}`, query: knownParams("media.delete", params, ["channel_id"]) },
       options
     )
   }

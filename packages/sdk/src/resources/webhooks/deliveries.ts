@@ -1,9 +1,12 @@
 import { CursorPage, type PageBody, type PageLoader, type PagePromise } from "../../core/pagination.js"
 import type { RequestOptions } from "../../core/request.js"
-import { APIResource, listPages, seg } from "../../resource.js"
+import { APIResource, knownParams, listPages, seg } from "../../resource.js"
 import type { DeliveryListParams, EventDelivery, RawForwardDelivery } from "../../types.js"
 
 const base = "/platform/v1/webhooks/deliveries"
+const LIST_PARAMS = [
+  "limit", "after", "before", "mode", "subscription_id", "channel_id", "status", "event_type", "errors_only"
+] as const satisfies ReadonlyArray<keyof DeliveryListParams>
 
 /** A page of deliveries, with the `mode` it lists. */
 export class DeliveryPage<T> extends CursorPage<T> {
@@ -30,7 +33,7 @@ export class Deliveries extends APIResource {
     return listPages(
       this._client,
       base,
-      { ...params },
+      knownParams("webhooks.deliveries.list", params, LIST_PARAMS),
       options,
       (body: PageBody<unknown> & { mode: "native" | "meta" }, load) => new DeliveryPage(body, load)
     )
@@ -38,7 +41,8 @@ export class Deliveries extends APIResource {
 
   /** Retrieves a normalized delivery; `{ include: "full_envelope" }` adds the delivered payload. */
   retrieve(id: number, params: DeliveryRetrieveParams = {}, options?: RequestOptions): Promise<EventDelivery> {
-    return this._client.request({ method: "GET", path: `${base}/${seg(id)}`, query: { include: params.include } }, options)
+    const query = knownParams("webhooks.deliveries.retrieve", params, ["include"])
+    return this._client.request({ method: "GET", path: `${base}/${seg(id)}`, query }, options)
   }
 
   /** Delivers a failed or delivered event again (same event id, a new delivery row) and returns the new delivery. */

@@ -1,6 +1,6 @@
 import type { CursorPage, PagePromise } from "../../core/pagination.js"
 import type { RequestOptions } from "../../core/request.js"
-import { APIResource, cursorPage, listPages, seg } from "../../resource.js"
+import { APIResource, cursorPage, knownParams, listPages, seg } from "../../resource.js"
 import type {
   EventDelivery,
   EventType,
@@ -11,6 +11,7 @@ import type {
 } from "../../types.js"
 
 const base = "/platform/v1/webhooks/subscriptions"
+const LIST_PARAMS = ["limit", "after", "before"] as const satisfies ReadonlyArray<keyof ListParams>
 
 /** Webhook subscriptions: where normalized events are delivered (`/platform/v1/webhooks/subscriptions`). */
 export class Subscriptions extends APIResource {
@@ -26,7 +27,7 @@ export class Subscriptions extends APIResource {
 
   /** Lists subscriptions, newest first: `await` for one page, `for await` for all. */
   list(params: ListParams = {}, options?: RequestOptions): PagePromise<WebhookSubscription, CursorPage<WebhookSubscription>> {
-    return listPages(this._client, base, { ...params }, options, cursorPage)
+    return listPages(this._client, base, knownParams("webhooks.subscriptions.list", params, LIST_PARAMS), options, cursorPage)
   }
 
   /** Updates the given fields of a subscription (target_url is checked again). */
@@ -51,6 +52,7 @@ export class Subscriptions extends APIResource {
 
   /** Sends a signed sample event (`data._test: true`) through the normal pipeline and returns its delivery. */
   test(id: number, params: { readonly event_type?: EventType } = {}, options?: RequestOptions): Promise<EventDelivery> {
-    return this._client.request({ method: "POST", path: `${base}/${seg(id)}/test`, query: { event_type: params.event_type } }, options)
+    const query = knownParams("webhooks.subscriptions.test", params, ["event_type"])
+    return this._client.request({ method: "POST", path: `${base}/${seg(id)}/test`, query }, options)
   }
 }
