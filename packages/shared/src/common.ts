@@ -43,17 +43,15 @@ export const maxChars = (max: number, message: () => string = () => `must be at 
 
 export const NonEmptyString = Schema.String.pipe(Schema.minLength(1, { message: () => "must not be empty" }))
 
-/**
- * Text a person reads as a name or description: at least one character that is not
- * whitespace (`""` and `"   "` are 422, like a missing name), and at most `max` characters.
- */
-export const Label = (max: number) =>
-  Schema.String.pipe(
-    Schema.filter((s) => /\S/u.test(s) || "must not be empty or only whitespace", {
-      jsonSchema: { minLength: 1, pattern: "\\S" }
-    }),
-    maxChars(max)
-  )
+/** At least one character that is not whitespace: `""` and `"   "` are 422, like a missing value. */
+export const NonBlankString = Schema.String.pipe(
+  Schema.filter((s) => /\S/u.test(s) || "must not be empty or only whitespace", {
+    jsonSchema: { minLength: 1, pattern: "\\S" }
+  })
+)
+
+/** Text a person reads as a name or description: not blank, and at most `max` characters. */
+export const Label = (max: number) => NonBlankString.pipe(maxChars(max))
 
 /** Optional key that, when present, holds a value (never `undefined`): JSON has no undefined. */
 export const optional = <S extends Schema.Schema.All>(schema: S) => Schema.optionalWith(schema, { exact: true })

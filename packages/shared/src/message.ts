@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { Id, type Issue, JsonObject, NonEmptyString, Timestamp, exactlyOneOfLinkOrId, maxChars, optional, requestBody } from "./common.js"
+import { Id, type Issue, JsonObject, NonBlankString, NonEmptyString, Timestamp, exactlyOneOfLinkOrId, maxChars, optional, requestBody } from "./common.js"
 import { CAROUSEL_MAX_CARDS, CAROUSEL_MIN_CARDS, MARK_READ_MESSAGE_ID_MAX } from "./limits.js"
 
 export const MessageTypes = [
@@ -193,13 +193,13 @@ const ContactsArray = Schema.Array(JsonObject).pipe(
   Schema.minItems(1, { message: () => "must hold at least one contact" })
 )
 
-export const ReactionObject = Schema.Struct({ message_id: NonEmptyString, emoji: Schema.String })
-export const MessageContext = Schema.Struct({ message_id: NonEmptyString })
+export const ReactionObject = Schema.Struct({ message_id: NonBlankString, emoji: Schema.String })
+export const MessageContext = Schema.Struct({ message_id: NonBlankString })
 
 /** Fields every send accepts; fields of other types are ignored (SPEC §4.1). */
 const sendBase = {
   channel_id: Id,
-  to: NonEmptyString,
+  to: NonBlankString,
   text: optional(Schema.String),
   preview_url: optional(Schema.Boolean),
   template_name: optional(NonEmptyString),
@@ -218,7 +218,7 @@ const send = <T extends MessageType, F extends Schema.Struct.Fields>(type: T, fi
 
 const visualMedia = mediaFor("caption")
 
-export const SendText = send("text", { text: Schema.String })
+export const SendText = send("text", { text: NonEmptyString })
 export const SendTemplate = send("template", { template_name: NonEmptyString, language_code: NonEmptyString })
 export const SendImage = send("image", { media: visualMedia })
 export const SendVideo = send("video", { media: visualMedia })
@@ -264,7 +264,8 @@ export const MarkRead = requestBody(
     channel_id: Id,
     message_id: Schema.String.pipe(
       Schema.minLength(1, { message: () => `must be 1 to ${MARK_READ_MESSAGE_ID_MAX} characters` }),
-      maxChars(MARK_READ_MESSAGE_ID_MAX, () => `must be 1 to ${MARK_READ_MESSAGE_ID_MAX} characters`)
+      maxChars(MARK_READ_MESSAGE_ID_MAX, () => `must be 1 to ${MARK_READ_MESSAGE_ID_MAX} characters`),
+      Schema.filter((s) => /\S/u.test(s) || "must not be only whitespace")
     )
   }),
   "MarkRead"

@@ -105,6 +105,38 @@ layer(MessagingTestServer(), { timeout: 120_000, excludeTestServices: true })("P
       }))
   }
 
+  // Empty or blank values Meta refuses (or that name nobody): 422 at the field, not a send to "   " or a 502.
+  const BLANK: ReadonlyArray<readonly [string, "chat" | "social", Record<string, unknown>, ReadonlyArray<string>]> = [
+    ["an empty text", "chat", { type: "text", text: "" }, ["body", "text"]],
+    ["an empty text on social", "social", { type: "text", text: "" }, ["body", "text"]],
+    ["a recipient of spaces", "chat", { to: "   ", type: "text", text: "hi" }, ["body", "to"]],
+    ["a recipient of a tab on social", "social", { to: "\t", type: "text", text: "hi" }, ["body", "to"]],
+    ["a reply to a blank message id", "chat", { type: "text", text: "hi", context: { message_id: " " } }, ["body", "context", "message_id"]],
+    ["a reaction to a blank message id", "chat", { type: "reaction", reaction: { message_id: "  ", emoji: "👍" } }, ["body", "reaction", "message_id"]]
+  ]
+  for (const [name, kind, body, loc] of BLANK) {
+    it.effect(`${name} is 422 at ${loc.slice(1).join(".")} without an upstream call`, () =>
+      Effect.gen(function*() {
+        const s = yield* ctx
+        const before = yield* sandboxSends
+        const reply = yield* send(s.key, { channel_id: s[kind], to: "15551230005", ...body })
+        expect(reply.status, reply.text).toBe(422)
+        expect(reply.body.detail).toHaveLength(1)
+        expect(reply.body.detail[0]).toMatchObject({ loc, type: "value_error", msg: expect.stringMatching(/^must not be empty/) })
+        expect((yield* sandboxSends) - before).toBe(0)
+      }))
+  }
+
+  it.effect("mark-read of a blank message_id is 422 at message_id without an upstream call", () =>
+    Effect.gen(function*() {
+      const s = yield* ctx
+      const before = yield* sandboxSends
+      const reply = yield* request("POST", "/platform/v1/messages/mark-read", { key: s.key, body: { channel_id: s.chat, message_id: "   " } })
+      expect(reply.status, reply.text).toBe(422)
+      expect(reply.body.detail).toMatchObject([{ loc: ["body", "message_id"], msg: "must not be only whitespace" }])
+      expect((yield* sandboxSends) - before).toBe(0)
+    }))
+
   // The upstream's limits: WhatsApp text 4096 and captions 1024 characters, Instagram text under 1000.
   const LENGTHS: ReadonlyArray<readonly [string, "chat" | "social", Record<string, unknown>, ReadonlyArray<string> | null]> = [
     ["a chat text of 4096 characters is sent", "chat", { type: "text", text: "a".repeat(4096) }, null],
