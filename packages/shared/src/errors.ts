@@ -227,6 +227,23 @@ const collapseUnionIssues = (issues: ReadonlyArray<FormattedIssue>): ReadonlyArr
   })
 }
 
+/** Request fields whose value is a secret: a 422 never echoes them (in `input` or in `msg`). */
+const SECRET_KEYS: ReadonlySet<string> = new Set(["password", "pin", "secret", "webhook_secret"])
+
+const REDACTED = "[redacted]"
+
+/** `input` without secrets: null for a secret itself, an object's secret members replaced. */
+const redact = (path: ReadonlyArray<PropertyKey>, value: unknown): unknown => {
+  if (path.length > 0 && SECRET_KEYS.has(String(path[path.length - 1]))) return null
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return value
+  if (!Object.keys(value).some((k) => SECRET_KEYS.has(k))) return value
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, SECRET_KEYS.has(k) ? REDACTED : v]))
+}
+
+/** "Expected string, actual 12345678" says the secret: keep what was expected. */
+const redactMessage = (path: ReadonlyArray<PropertyKey>, message: string): string =>
+  path.length > 0 && SECRET_KEYS.has(String(path[path.length - 1])) ? message.replace(/, actual [\s\S]*$/, "") : message
+
 /** 422 `{"detail": [{loc, msg, type, input, ctx}]}` (SPEC §7). */
 export class ValidationFailed extends Schema.TaggedError<ValidationFailed>()(
   "ValidationFailed",
@@ -241,10 +258,10 @@ export class ValidationFailed extends Schema.TaggedError<ValidationFailed>()(
   ): ValidationFailed {
     return new ValidationFailed({
       detail: collapseUnionIssues(issues).map((i) => {
-        const value = at(input, i.path) // a missing field: the object that lacks it
+        const value = redact(i.path, at(input, i.path)) // a missing field: the object that lacks it
         return {
           loc: [location, ...i.path.map((k) => (typeof k === "number" ? k : String(k)))],
-          msg: i.message,
+          msg: redactMessage(i.path, i.message),
           type: issueType(i._tag),
           input: value === undefined ? null : value,
           ctx: {}

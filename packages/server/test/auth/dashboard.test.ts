@@ -45,6 +45,28 @@ describe("dashboard", () => {
         expect(me.body.user.email).toBe(email)
       }))
 
+    it.effect("a 422 names a bad password or PIN without echoing it, in input or in msg", () =>
+      Effect.gen(function*() {
+        const dev = yield* signup()
+        const cases: ReadonlyArray<[string, Record<string, unknown>, string, string]> = [
+          [`${D}/signup`, { email: uniqueEmail(), password: "hunter2", name: "Ada" }, "password", "hunter2"],
+          [`${D}/signup`, { email: uniqueEmail(), password: 73_519_264, name: "Ada" }, "password", "73519264"],
+          [`${D}/login`, { email: dev.email, password: ["s3cr3t-in-a-list"] }, "password", "s3cr3t-in-a-list"],
+          [`${D}/team`, { email: uniqueEmail(), role: "admin", name: "X", password: "tiny12" }, "password", "tiny12"],
+          [`${D}/channels/connect/chat`, { code: "c", phone_number_id: "1", waba_id: "2", pin: "98765" }, "pin", "98765"]
+        ]
+        for (const [path, body, field, secret] of cases) {
+          const reply = yield* request("POST", path, { cookie: dev.cookie, body })
+          expect(reply.status, path).toBe(422)
+          expect(reply.body.detail).toMatchObject([{ loc: ["body", field], input: null }])
+          expect(reply.text).not.toContain(secret)
+        }
+        // A field missing beside a secret: the object that lacks it is echoed without the secret.
+        const missing = yield* request("POST", `${D}/signup`, { body: { email: uniqueEmail(), password: "a long secret password" } })
+        expect(missing.body.detail).toMatchObject([{ loc: ["body", "name"], input: { password: "[redacted]" } }])
+        expect(missing.text).not.toContain("a long secret password")
+      }))
+
     it.effect("signup with an email already used (any case) is 409 email_taken", () =>
       Effect.gen(function*() {
         const dev = yield* signup()
