@@ -16,9 +16,19 @@ export interface Page<A> {
   readonly next_cursor: string | null
 }
 
+/**
+ * Text of an integer as a URL carries it: decimal digits, an optional minus. NumberFromString alone takes
+ * anything Number() does, so `0x10` was 16, `1e2` 100 and ` 7` 7.
+ */
+export const DecimalIntString = Schema.String.pipe(
+  Schema.pattern(/^-?\d+$/, { message: () => "must be an integer in decimal digits" })
+)
+
+/** An integer from its decimal text (query and path parameters are strings on the wire). */
+const decimalInt = Schema.compose(DecimalIntString, Schema.NumberFromString).pipe(Schema.int())
+
 /** `limit` query parameter: a string on the wire, an integer 1..200 once decoded. */
-export const ListLimit = Schema.NumberFromString.pipe(
-  Schema.int(),
+export const ListLimit = decimalInt.pipe(
   Schema.between(LIST_LIMIT_MIN, LIST_LIMIT_MAX, {
     message: () => `must be an integer between ${LIST_LIMIT_MIN} and ${LIST_LIMIT_MAX}`
   })
@@ -40,5 +50,5 @@ export const ListQueryFields = {
 export const ListQuery = Schema.Struct(ListQueryFields)
 export type ListQuery = typeof ListQuery.Type
 
-/** Integer query parameter (query params are strings on the wire). */
-export const IntFromString = Schema.NumberFromString.pipe(Schema.int())
+/** Integer query parameter (query params are strings on the wire), in decimal digits. */
+export const IntFromString = decimalInt

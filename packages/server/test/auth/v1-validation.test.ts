@@ -50,6 +50,36 @@ layer(AuthTestServer(), { timeout: 60_000 })("v1 request validation", (it) => {
       })
     }))
 
+  // Number() read these as numbers: ?limit=0x10 was 16, ?limit=1e2 100, /deliveries/0x10 delivery 16.
+  it.effect.each([
+    ["/platform/v1/webhooks/deliveries?limit=0x10", ["query", "limit"], "0x10"],
+    ["/platform/v1/webhooks/deliveries?limit=1e2", ["query", "limit"], "1e2"],
+    ["/platform/v1/webhooks/deliveries?limit=%2010", ["query", "limit"], " 10"],
+    ["/platform/v1/webhooks/deliveries?limit=", ["query", "limit"], ""],
+    ["/platform/v1/webhooks/deliveries?subscription_id=1e2", ["query", "subscription_id"], "1e2"],
+    ["/platform/v1/webhooks/deliveries?channel_id=0b1", ["query", "channel_id"], "0b1"],
+    ["/platform/v1/webhooks/subscriptions?limit=+5", ["query", "limit"], " 5"],
+    ["/platform/v1/webhooks/deliveries/0x10", ["path", "delivery_id"], "0x10"],
+    ["/platform/v1/webhooks/subscriptions/1e1", ["path", "sub_id"], "1e1"],
+    ["/platform/v1/media/m1/url?channel_id=0x1", ["query", "channel_id"], "0x1"]
+  ] as const)("GET %s is 422: integers in a URL are decimal digits", ([path, loc, input]) =>
+    Effect.gen(function*() {
+      const { key } = yield* setup
+      const reply = yield* request("GET", path, { key })
+      expect(reply.status, reply.text).toBe(422)
+      expect(reply.body).toEqual({
+        detail: [{ loc: [...loc], msg: "must be an integer in decimal digits", type: "value_error", input, ctx: {} }]
+      })
+    }))
+
+  it.effect("decimal integers in a URL still decode: ?limit=007 is 7, a negative id is just not found", () =>
+    Effect.gen(function*() {
+      const { key } = yield* setup
+      const listed = yield* request("GET", "/platform/v1/webhooks/deliveries?limit=007&subscription_id=-1", { key })
+      expect(listed.status, listed.text).toBe(200)
+      expect((yield* request("GET", "/platform/v1/webhooks/deliveries/-1", { key })).status).toBe(404)
+    }))
+
   it.effect("a multipart body that cannot be parsed is 422, not 500", () =>
     Effect.gen(function*() {
       const { key } = yield* setup
@@ -191,7 +221,7 @@ layer(AuthTestServer(), { timeout: 60_000 })("v1 request validation", (it) => {
 
   it.effect.each([
     { case: "out of bounds", limit: "0", msg: "must be an integer between 1 and 200" },
-    { case: "not a number", limit: "abc", msg: "Unable to decode \"abc\" into a number" }
+    { case: "not a number", limit: "abc", msg: "must be an integer in decimal digits" }
   ])("an optional query parameter $case is one issue saying why, without \"Expected undefined\"", ({ limit, msg }) =>
     Effect.gen(function*() {
       const { key } = yield* setup

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { DecimalIntString } from "../pagination.js"
 
 /**
  * A numeric id in a path (`/webhooks/subscriptions/{sub_id}`): decoded from its text,
@@ -6,5 +7,5 @@ import { Schema } from "effect"
  * `type: string`, "a string to be decoded into a number").
  */
 export const PathId = (description: string) =>
-  Schema.compose(Schema.String.annotations({ jsonSchema: { type: "integer", description } }), Schema.NumberFromString)
+  Schema.compose(DecimalIntString.annotations({ jsonSchema: { type: "integer", description } }), Schema.NumberFromString)
     .pipe(Schema.int())
