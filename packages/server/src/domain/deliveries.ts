@@ -100,13 +100,13 @@ export class Deliveries extends Effect.Service<Deliveries>()("@platform/server/D
     const wakeup = yield* DeliveryWakeup
 
     const list = Effect.fn("Deliveries.list")(function*(accountId: number, query: DeliveryListQuery) {
-      const range = cursorRange(query)
+      const range = yield* cursorRange(query)
       // errors_only is status=failed, AND-combined with a status given beside it (SPEC §4.6).
       const status = query.errors_only === true ? "failed" : query.status
       const empty = { mode: query.mode, data: [], has_more: false, next_cursor: null } as DeliveryList
       if (query.status !== undefined && query.status !== status) return empty
       // Unknown filter values give an empty page, never a 422 (DESIGN §5 "Filters").
-      if (range === null || (status !== undefined && !STATUSES.has(status))) return empty
+      if (status !== undefined && !STATUSES.has(status)) return empty
       const direction = range.direction
       const order = sql.literal(direction === "before" ? "id asc" : "id desc")
       const filters = [sql`developer_account_id = ${accountId}`, sql`id < ${range.below}`, sql`id > ${range.above}`]
@@ -127,7 +127,7 @@ export class Deliveries extends Effect.Service<Deliveries>()("@platform/server/D
         mode: "native",
         ...toPage(rows, query.limit, direction, (r) => deliveryToWire(r, false))
       } satisfies DeliveryList
-    }, Effect.orDie)
+    }, Effect.catchTag("SqlError", Effect.die))
 
     const find = (accountId: number, id: number) =>
       sql<DeliveryRow>`select ${sql.literal(LIST_COLUMNS)}, ${sql.literal(deliveryEnvelope("d"))} as envelope

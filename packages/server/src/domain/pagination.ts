@@ -1,9 +1,10 @@
-import type { Page } from "@platform/shared"
+import { type Page, ValidationFailed } from "@platform/shared"
+import { Effect } from "effect"
 
 /** Opaque list cursors (DESIGN §5 "Lists"): the base64url of a row id. */
 export const encodeCursor = (id: number): string => Buffer.from(`id:${id}`, "utf8").toString("base64url")
 
-/** A cursor that does not decode pages to nothing rather than failing (unknown values give empty results). */
+/** The row id of a cursor; `null` when it is not one this API issued. */
 export const decodeCursor = (cursor: string | undefined): number | null | undefined => {
   if (cursor === undefined) return undefined
   const match = /^id:(\d{1,15})$/.exec(Buffer.from(cursor, "base64url").toString("utf8"))
@@ -36,16 +37,30 @@ export const toPage = <Row extends { readonly id: number }, A>(
 /**
  * Where a list reads from its cursors: `after` (older than it) and `before`
  * (newer than it) bound the ids, both together the rows between them; the
- * direction is `before` when only `before` is given. `null` for a cursor that
- * does not decode (an empty page).
+ * direction is `before` when only `before` is given. A cursor this API did not
+ * issue (mistyped, truncated) is 422 at its parameter: an empty page would read
+ * as the end of the list, and a loop over the pages would stop early without a word.
  */
 export const cursorRange = (query: { readonly after?: string | undefined; readonly before?: string | undefined }) => {
   const after = decodeCursor(query.after)
   const before = decodeCursor(query.before)
-  if (after === null || before === null) return null
-  return {
+  const bad = after === null ? "after" : before === null ? "before" : undefined
+  if (bad !== undefined) {
+    return Effect.fail(
+      new ValidationFailed({
+        detail: [{
+          loc: ["query", bad],
+          msg: "is not a cursor of this list: pass a page's next_cursor as it came",
+          type: "value_error",
+          input: query[bad] ?? null,
+          ctx: {}
+        }]
+      })
+    )
+  }
+  return Effect.succeed({
     below: after ?? Number.MAX_SAFE_INTEGER,
     above: before ?? 0,
     direction: before !== undefined && after === undefined ? "before" as const : "after" as const
-  }
+  })
 }

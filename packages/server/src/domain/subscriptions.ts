@@ -6,7 +6,6 @@ import {
   type EventType,
   type ListQuery,
   NotFound,
-  type Page,
   ValidationFailed,
   type WebhookSubscription,
   type WebhookSubscriptionCreate,
@@ -231,13 +230,12 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@platform/se
     })
 
     const list = Effect.fn("Subscriptions.list")(function*(accountId: number, query: ListQuery) {
-      const range = cursorRange(query)
-      if (range === null) return { data: [], has_more: false, next_cursor: null } satisfies Page<never>
+      const range = yield* cursorRange(query)
       const rows = yield* sql<SubscriptionRow>`select ${sql.literal(COLUMNS)} from webhook_subscriptions
         where developer_account_id = ${accountId} and id < ${range.below} and id > ${range.above}
-        order by ${sql.literal(range.direction === "before" ? "id asc" : "id desc")} limit ${query.limit + 1}`
+        order by ${sql.literal(range.direction === "before" ? "id asc" : "id desc")} limit ${query.limit + 1}`.pipe(Effect.orDie)
       return toPage(rows, query.limit, range.direction, (r) => subscriptionToWire(r))
-    }, Effect.orDie)
+    })
 
     const get = Effect.fn("Subscriptions.get")(function*(accountId: number, id: number) {
       return subscriptionToWire(yield* find(accountId, id))

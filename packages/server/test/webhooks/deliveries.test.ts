@@ -122,10 +122,28 @@ layer(WebhooksTestServer, { excludeTestServices: true })("deliveries API, conver
       const back2 = yield* request("GET", `/platform/v1/webhooks/deliveries?limit=2&before=${back1.body.next_cursor}`, { key })
       expect(back2.body).toMatchObject({ has_more: false, next_cursor: null })
       expect(back2.body.data.map((d: { id: number }) => d.id)).toEqual([ids[4], ids[3]])
-      for (const q of ["status=bogus", "event_type=nope", "subscription_id=999999", "after=garbage"]) {
+      for (const q of ["status=bogus", "event_type=nope", "subscription_id=999999"]) {
         const r = yield* request("GET", `/platform/v1/webhooks/deliveries?${q}`, { key })
         expect(r.status, q).toBe(200)
         expect(r.body.data, q).toEqual([])
+      }
+      // A cursor the API did not issue is not an unknown filter value: an empty page would read as the end.
+      const truncated = String(page1.body.next_cursor).slice(2)
+      for (const [q, param, input] of [
+        ["after=garbage", "after", "garbage"],
+        [`after=${truncated}`, "after", truncated],
+        ["before=", "before", ""],
+        ["mode=meta&before=bm90LWFuLWlk", "before", "bm90LWFuLWlk"]
+      ] as const) {
+        const r = yield* request("GET", `/platform/v1/webhooks/deliveries?${q}`, { key })
+        expect(r.status, q).toBe(422)
+        expect(r.body.detail).toEqual([{
+          loc: ["query", param],
+          msg: "is not a cursor of this list: pass a page's next_cursor as it came",
+          type: "value_error",
+          input,
+          ctx: {}
+        }])
       }
       expect((yield* request("GET", "/platform/v1/webhooks/deliveries?limit=201", { key })).status).toBe(422)
       const meta = yield* request("GET", "/platform/v1/webhooks/deliveries?mode=meta", { key })

@@ -101,6 +101,12 @@ layer(WebhooksTestServer, { excludeTestServices: true })("webhook subscription r
       page = (yield* request("GET", `${base}?after=${cursorOf(ids[0]!)}&before=${oldest}`, { key })).body
       expect(idsOf(page)).toEqual([ids[1], ids[2], ids[3]])
       expect(page).toMatchObject({ has_more: false, next_cursor: null })
+      // A cursor the API did not issue is a 422 at it, not an empty page that reads as the end of the list.
+      for (const param of ["after", "before"]) {
+        const bad = yield* request("GET", `${base}?${param}=not-a-cursor`, { key })
+        expect(bad.status).toBe(422)
+        expect(bad.body.detail).toMatchObject([{ loc: ["query", param], input: "not-a-cursor" }])
+      }
     }))
 
   it.scoped("validation: unknown event type, bounds, foreign channel and the SSRF guard are 422", () =>

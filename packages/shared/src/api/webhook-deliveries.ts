@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { DeliveryDetailQuery, DeliveryList, DeliveryListQuery, EventDelivery } from "../event-delivery.js"
-import { NotFound, StatusLocked, wire } from "../errors.js"
+import { NotFound, StatusLocked, ValidationFailed, wire } from "../errors.js"
 import { PathId } from "./path-id.js"
 import { ApiKeyAuth, CookieAllowed, InputGuard, RequiredScope } from "./security.js"
 
@@ -15,6 +15,7 @@ export class DeliveriesGroup extends HttpApiGroup.make("deliveries")
     HttpApiEndpoint.get("list", base)
       .setUrlParams(DeliveryListQuery)
       .addSuccess(DeliveryList)
+      .addError(wire(ValidationFailed))
       .annotate(OpenApi.Summary, "List deliveries, newest first")
       .annotate(
         OpenApi.Description,

@@ -34,6 +34,7 @@ export class SubscriptionsGroup extends HttpApiGroup.make("subscriptions")
     HttpApiEndpoint.get("list", base)
       .setUrlParams(ListQuery)
       .addSuccess(Page(WebhookSubscription))
+      .addError(wire(ValidationFailed))
       .annotate(OpenApi.Summary, "List subscriptions, newest first")
   )
   .add(
