@@ -71,6 +71,19 @@ describe("login", () => {
     expect(api.calls[0]!.headers.get("x-api-key")).toBe("pk_from_stdin_123")
   })
 
+  it("a key on stdin replaces the profile's stored key (the stored one is neither checked nor kept)", async () => {
+    api.on("get", "/platform/v1/channels", { json: [] })
+    const home = withProfile({ default: { api_key: "pk_live_oldkey0000001", base_url: "http://api.test" } })
+    async function* stdin() {
+      yield "pk_live_newkey0000002\n"
+    }
+    const ran = await cli(["login"], { env: { PLATFORM_API_KEY: undefined, PLATFORM_BASE_URL: undefined, XDG_CONFIG_HOME: home }, stdin: stdin() })
+    expect(ran.code).toBe(0)
+    expect(api.calls.map((c) => c.headers.get("x-api-key"))).toEqual(["pk_live_newkey0000002"])
+    expect(JSON.parse(readFileSync(join(home, "platform", "config.json"), "utf8")).profiles.default.api_key).toBe("pk_live_newkey0000002")
+    expect(ran.stdout).toMatch(/with key pk_live_…0002/)
+  })
+
   it("a rejected key exits 4 and stores nothing", async () => {
     api.on("get", "/platform/v1/channels", { status: 401, json: f.unauthorized })
     const home = configHome()

@@ -15,7 +15,9 @@ export const login: CommandFactory = (ctx) =>
   command("login", "Check an API key and store it (and --base-url) in the selected profile")
     .addHelpText("after", "\nThe key comes from --api-key, PLATFORM_API_KEY, or one line on stdin:\n  echo \"$KEY\" | platform login\n")
     .action(async () => {
-      let key = (await ctx.apiKey())?.value
+      // The profile's stored key is what login replaces, never the key it checks.
+      const given = await ctx.apiKey()
+      let key = given !== undefined && given.source !== "profile" ? given.value : undefined
       if (key === undefined && ctx.io.stdin) {
         ctx.out.info("Paste your API key (from the dashboard, API keys) and press Enter:")
         key = await readLine(ctx.io.stdin)
