@@ -8,7 +8,8 @@ export const mediaUpload: CommandFactory = (ctx) =>
     .option("--url <url>", "fetch the media from this public URL instead of uploading a file")
     .option("--mime-type <type>", "MIME type (required with --url; guessed from the extension for files)")
     .action(async (path: string | undefined, o) => {
-      if ((path === undefined) === (o.url === undefined)) throw usage("give a file path or --url, not both")
+      if (path === undefined && o.url === undefined) throw usage("give the file to upload (a path) or --url <url>")
+      if (path !== undefined && o.url !== undefined) throw usage("give a file path or --url, not both")
       if (o.url !== undefined && o.mimeType === undefined) throw usage("--mime-type is required with --url")
       const client = await ctx.client()
       const upload =
