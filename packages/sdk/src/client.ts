@@ -13,7 +13,7 @@ export const DEFAULT_BASE_URL = "http://localhost:8080"
 export interface ClientOptions {
   /** The API key (default: `PLATFORM_API_KEY`). */
   readonly apiKey?: string | undefined
-  /** The API origin, without `/platform/v1` (default: `PLATFORM_BASE_URL`, else http://localhost:8080). */
+  /** The API origin, an absolute http(s) URL; a trailing `/platform/v1` is dropped (default: `PLATFORM_BASE_URL`, else http://localhost:8080). */
   readonly baseUrl?: string | undefined
   /** Per-attempt timeout in milliseconds (default 60 000). */
   readonly timeout?: number | undefined

@@ -85,6 +85,21 @@ describe("error classes", () => {
     }
   })
 
+  it.each(["localhost:8080", "127.0.0.1:8080", "not a url", "ftp://files.test", ""])(
+    "a base URL that is not an absolute http(s) URL (%j) fails at construction with a message that shows the form",
+    (baseUrl) => {
+      const construct = () => new Platform({ apiKey: "k", baseUrl })
+      expect(construct).toThrow(PlatformError)
+      expect(construct).toThrow(/absolute http:\/\/ or https:\/\/ URL, such as http:\/\/localhost:8080/)
+    }
+  )
+
+  it.each([`${BASE_URL}/platform/v1`, `${BASE_URL}/platform/v1/`, ` ${BASE_URL}/ `])("a base URL given as %j reaches the routes under the origin", async (baseUrl) => {
+    api.on("get", "/platform/v1/channels", { json: [] })
+    await expect(new Platform({ apiKey: "k", baseUrl, maxRetries: 0 }).channels.list()).resolves.toEqual([])
+    expect(api.calls[0]!.path).toBe("/platform/v1/channels")
+  })
+
   it("apiKey and baseUrl fall back to PLATFORM_API_KEY and PLATFORM_BASE_URL", async () => {
     process.env.PLATFORM_API_KEY = "pk_from_env"
     process.env.PLATFORM_BASE_URL = `${BASE_URL}/`

@@ -223,7 +223,7 @@ export class APIClient {
 
   constructor(options: CoreOptions) {
     this.apiKey = options.apiKey
-    this.baseUrl = options.baseUrl.replace(/\/+$/, "")
+    this.baseUrl = checkBaseUrl(options.baseUrl)
     this.timeout = options.timeout
     this.maxRetries = options.maxRetries
     this.#defaultHeaders = options.defaultHeaders ?? {}
@@ -362,6 +362,27 @@ export class APIClient {
       return unexpected("JSON", text, (error as Error).message)
     }
   }
+}
+
+/**
+ * The API origin without trailing slashes, checked once at construction: an absolute http(s) URL
+ * (`localhost:8080` without a scheme fails every request otherwise, as "unknown scheme"); the API's own
+ * `/platform/v1` prefix at its end is dropped, since every route path carries it already.
+ */
+export const checkBaseUrl = (baseUrl: string): string => {
+  const trimmed = baseUrl.trim()
+  let protocol: string | undefined
+  try {
+    protocol = new URL(trimmed).protocol
+  } catch {
+    protocol = undefined
+  }
+  if (protocol !== "http:" && protocol !== "https:") {
+    throw new PlatformError(
+      `Invalid base URL ${JSON.stringify(baseUrl)}: give the API origin as an absolute http:// or https:// URL, such as http://localhost:8080 (the baseUrl option or PLATFORM_BASE_URL).`
+    )
+  }
+  return trimmed.replace(/\/+$/, "").replace(/\/platform\/v1$/, "")
 }
 
 /** Throws a PlatformError for a missing API key with a message that says how to set one. */
