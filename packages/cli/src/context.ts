@@ -120,13 +120,25 @@ export class Context {
     return stored ? { value: stored, source: "profile" } : undefined
   }
 
-  /** The API origin and where it came from. */
+  /** The API origin and where it came from; one that is not an absolute http(s) URL is a usage error naming its source. */
   async baseUrl(): Promise<{ readonly value: string; readonly source: Source }> {
-    if (this.flags.baseUrl) return { value: this.flags.baseUrl, source: "flag" }
+    if (this.flags.baseUrl) return this.#checkedBaseUrl(this.flags.baseUrl, "flag")
     const env = nonEmpty(this.io.env.PLATFORM_BASE_URL)
-    if (env) return { value: env, source: "env" }
+    if (env) return this.#checkedBaseUrl(env, "env")
     const stored = (await this.profile()).base_url
-    return stored ? { value: stored, source: "profile" } : { value: DEFAULT_BASE_URL, source: "default" }
+    return stored ? this.#checkedBaseUrl(stored, "profile") : { value: DEFAULT_BASE_URL, source: "default" }
+  }
+
+  #checkedBaseUrl(value: string, source: Source): { readonly value: string; readonly source: Source } {
+    let protocol: string | undefined
+    try {
+      protocol = new URL(value).protocol
+    } catch {
+      protocol = undefined
+    }
+    if (protocol === "http:" || protocol === "https:") return { value, source }
+    const origin = source === "flag" ? "--base-url" : source === "env" ? "PLATFORM_BASE_URL" : `base_url of profile ${this.profileName} in ${this.configPath}`
+    throw usage(`${origin} must be an absolute http:// or https:// URL such as http://localhost:8080, got ${JSON.stringify(value)}`)
   }
 
   /** Builds a client for an explicit key (login). */

@@ -46,6 +46,23 @@ describe("settings precedence: flag > env > profile > default", () => {
   })
 })
 
+describe("a base URL that is not an absolute http(s) URL", () => {
+  it.each([
+    ["--base-url", ["--base-url", "localhost:8080"], {}, {}, /^--base-url must be an absolute http:\/\/ or https:\/\/ URL such as http:\/\/localhost:8080, got "localhost:8080"$/],
+    ["PLATFORM_BASE_URL", [], { PLATFORM_BASE_URL: "api.example.com" }, {}, /^PLATFORM_BASE_URL must be an absolute .* got "api.example.com"$/],
+    ["the profile's base_url", [], { PLATFORM_BASE_URL: undefined }, { default: { base_url: "ftp://files.test" } }, /^base_url of profile default in .*config.json must be an absolute .* got "ftp:\/\/files.test"$/]
+  ] as const)("from %s is a usage error (exit 2) that names where it came from, and calls no API", async (_name, flags, env, profiles, message) => {
+    for (const argv of [["channels", "list"], ["login", "--api-key", "pk_live_abcdefghijklmnop"], ["sandbox", "inbound", "--channel", "7", "--from", "1555", "--text", "hi", "--email", "a@b.test", "--password", "pw"]]) {
+      const home = withProfile(profiles)
+      const ran = await cli([...argv, ...flags, "--json"], { env: { ...env, XDG_CONFIG_HOME: home } })
+      expect(ran.code).toBe(2)
+      expect((JSON.parse(ran.stderr) as { error: { message: string } }).error.message).toMatch(message)
+      expect(JSON.parse(readFileSync(join(home, "platform", "config.json"), "utf8"))).toEqual({ profiles })
+    }
+    expect(api.calls).toHaveLength(0)
+  })
+})
+
 describe("login", () => {
   it("checks the key, then stores it in the profile file with mode 0600", async () => {
     api.on("get", "/platform/v1/channels", { json: [f.channel] })

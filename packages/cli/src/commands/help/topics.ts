@@ -26,7 +26,8 @@ export const exitCodes = `Exit codes
   0    success
   1    failure: the API answered an error (4xx/5xx other than 401), or the network failed
   2    usage: unknown command or option, missing or invalid argument (a file to
-       upload that is missing or a directory included)
+       upload that is missing or a directory included, a base URL that is not an
+       http(s) URL)
   4    authentication: no API key configured, or the key was rejected (401)
   130  interrupted (Ctrl-C) while a command was running
 
