@@ -106,6 +106,23 @@ describe("listen", () => {
     expect(again.stdout).toBe(first.stdout)
   })
 
+  it("--print-secret alone (no --forward-to) prints the profile's secret and exits 0 without connecting", async () => {
+    const home = configHome()
+    const printed = await cli(["listen", "--print-secret"], { env: { XDG_CONFIG_HOME: home } })
+    expect(printed).toMatchObject({ code: 0, stderr: "" })
+    expect(printed.stdout.trim()).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/)
+    const forwarding = await cli(["listen", "--forward-to", "http://127.0.0.1:9/x", "--print-secret"], { env: { XDG_CONFIG_HOME: home } })
+    expect(forwarding.stdout).toBe(printed.stdout)
+    expect(api.calls).toHaveLength(0)
+  })
+
+  it("listen without --forward-to or --print-secret is a usage error (exit 2)", async () => {
+    const ran = await cli(["listen", "--json"])
+    expect(ran.code).toBe(2)
+    expect(JSON.parse(ran.stderr)).toEqual({ error: { message: "required option '--forward-to <url>' not specified", exit_code: 2 } })
+    expect(api.calls).toHaveLength(0)
+  })
+
   it.each([
     ["without the whsec_ prefix", "MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"],
     ["with nothing after whsec_", "whsec_"],

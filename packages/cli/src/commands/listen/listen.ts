@@ -73,7 +73,7 @@ const SECRET_FORM = "a signing secret of the form whsec_<base64>, such as `platf
 
 export const listen: CommandFactory = (ctx) =>
   command("listen", "Stream events and forward each to a local URL, signed with a local secret (no tunnel needed)")
-    .requiredOption("--forward-to <url>", "local URL that receives the events, e.g. http://localhost:3000/webhooks")
+    .option("--forward-to <url>", "local URL that receives the events, e.g. http://localhost:3000/webhooks (required unless --print-secret)")
     .option("--events <types>", "only these event types, comma-separated", list)
     .option("--channel <id>", "only events of this channel", int)
     .option("--secret <whsec>", "sign with this secret (default: the profile's listen secret, created on first use)")
@@ -82,14 +82,18 @@ export const listen: CommandFactory = (ctx) =>
     .option("--count <n>", "stop after forwarding n events (exit 1 if --timeout passes first)", int)
     .option("--timeout <seconds>", "stop after this many seconds", int)
     .action(async (o) => {
-      let target: URL
-      try {
-        target = new URL(o.forwardTo as string)
-      } catch {
-        target = new URL("invalid:")
-      }
-      if (target.protocol !== "http:" && target.protocol !== "https:") {
-        throw usage(`--forward-to must be an absolute http(s) URL such as http://localhost:3000/webhooks, got ${JSON.stringify(o.forwardTo)}`)
+      // --print-secret needs no receiver, so --forward-to is checked here rather than made a required option.
+      if (o.forwardTo === undefined && !o.printSecret) throw usage("required option '--forward-to <url>' not specified")
+      let target = new URL("invalid:")
+      if (o.forwardTo !== undefined) {
+        try {
+          target = new URL(o.forwardTo as string)
+        } catch {
+          target = new URL("invalid:")
+        }
+        if (target.protocol !== "http:" && target.protocol !== "https:") {
+          throw usage(`--forward-to must be an absolute http(s) URL such as http://localhost:3000/webhooks, got ${JSON.stringify(o.forwardTo)}`)
+        }
       }
       const named = new Set<string>()
       for (const [name, value] of Object.entries((o.header as Record<string, string> | undefined) ?? {})) {
