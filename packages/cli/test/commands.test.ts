@@ -96,6 +96,12 @@ describe("commands", () => {
     expect(api.calls[1]!.body).toEqual({ ...base, type: "image", media: { id: "m77", caption: "a cat" } })
   })
 
+  it("send typing says it shows a typing indicator, with no message id (a typing send creates no message)", async () => {
+    api.on("post", "/platform/v1/messages", { json: { channel_id: 7, message_id: "", type: "typing" } })
+    const ran = await cli(["send", "typing", ...to])
+    expect(ran).toMatchObject({ code: 0, stdout: "✓ Showing a typing indicator to 15550001111 on channel 7\n" })
+  })
+
   it("every send carries an Idempotency-Key, the given one when --idempotency-key is set", async () => {
     api.on("post", "/platform/v1/messages", { json: f.sendResult })
     await cli(["send", "text", ...to, "--text", "a"])
