@@ -23,7 +23,7 @@ import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
-import { APIConnectionTimeoutError, MediaFileError, Platform, PlatformError } from "../src/index.js"
+import { APIConnectionTimeoutError, isKnownEvent, MediaFileError, Platform, PlatformError } from "../src/index.js"
 
 const api = mockApi()
 const client = () => new Platform({ apiKey: "pk_test_key", baseUrl: BASE_URL, maxRetries: 0 })
@@ -498,6 +498,20 @@ describe("events.stream", () => {
     expect(call.query).toEqual({ event_types: "message.sent,message.read", channel_id: "7" })
     expect(call.headers.get("accept")).toBe("text/event-stream")
     expect(call.headers.get("last-event-id")).toBeNull()
+  })
+
+  it("isKnownEvent tells the 12 known types (whose data is then typed by event) from a newer type the stream passes through", async () => {
+    const future = { ...f.envelope, id: "evt_eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee", event: "shop.order_placed", data: { order_id: "o1" } }
+    api.on("get", "/platform/v1/events/stream", { sse: [sse(second), sse(future as never)] })
+    const controller = new AbortController()
+    const seen: Array<[string, boolean, number | null]> = []
+    for await (const event of client().events.stream({ signal: controller.signal })) {
+      // Narrowing on `event` types `data` only once isKnownEvent has ruled out a newer type.
+      const messageId: number | null = isKnownEvent(event) && event.event === "message.read" ? event.data.message_id : null
+      seen.push([event.event, isKnownEvent(event), messageId])
+      if (seen.length === 2) controller.abort()
+    }
+    expect(seen).toEqual([["message.read", true, f.envelope.data.message_id], ["shop.order_placed", false, null]])
   })
 
   it("reconnects after the stream closes, sending Last-Event-ID of the last event received; onOpen reports each open connection", async () => {

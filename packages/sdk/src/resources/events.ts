@@ -1,6 +1,35 @@
 import { EventStream, type ServerSentEvent } from "../core/sse.js"
 import { APIResource, knownParams } from "../resource.js"
-import type { AnyEnvelope, EventType, LastEventIdNotFound } from "../types.js"
+import type { AnyEnvelope, Envelope, EventType, LastEventIdNotFound } from "../types.js"
+
+/** The 12 event types this SDK types (the stream may also carry newer ones). */
+export const EVENT_TYPES = [
+  "message.received",
+  "message.sent",
+  "message.delivered",
+  "message.read",
+  "message.failed",
+  "message.echo",
+  "conversation.created",
+  "conversation.ended",
+  "conversation.inactive",
+  "channel.connected",
+  "channel.disconnected",
+  "template.status_changed"
+] as const satisfies ReadonlyArray<EventType>
+
+// Fails to compile when @platform/shared gains an event type this list lacks.
+const everyEventType: EventType extends (typeof EVENT_TYPES)[number] ? true : never = true
+void everyEventType
+
+const knownTypes: ReadonlySet<string> = new Set(EVENT_TYPES)
+
+/**
+ * Whether an envelope is of a type this SDK knows; narrowing on `event` then types `data`
+ * (`if (isKnownEvent(e) && e.event === "message.read") e.data.message_id`), which a stream
+ * item alone cannot do, since it may be of a newer type whose `event` is any string.
+ */
+export const isKnownEvent = (envelope: AnyEnvelope): envelope is Envelope => knownTypes.has(envelope.event)
 
 /** Options of `events.stream`. */
 export interface EventStreamParams {
