@@ -375,6 +375,24 @@ describe("deliveries tail", () => {
     expect(api.calls.filter((c) => c.path === "/platform/v1/webhooks/deliveries/5")).toHaveLength(1)
   })
 
+  it("keeps polling through a spent rate limit (429) and a 503, saying so on stderr, instead of exiting", async () => {
+    const old = { ...f.delivery, id: 20 }
+    const failedOnce = { ...f.delivery, id: 21, status: "pending", attempts: 1, response_status: 503, delivered_at: null }
+    const page = (...data: unknown[]) => ({ json: { mode: "native", data, has_more: false, next_cursor: null } })
+    const limited = { status: 429, json: { detail: "rate limit exceeded" }, headers: { "retry-after": "0" } }
+    const unavailable = { status: 503, json: { detail: "unavailable" }, headers: { "retry-after": "0" } }
+    api.on("get", "/platform/v1/webhooks/deliveries", page(old), limited, limited, limited, unavailable, unavailable, unavailable, page(failedOnce, old))
+    const controller = new AbortController()
+    const running = cli(["deliveries", "tail", "--interval", "5", "--json"], { signal: controller.signal })
+    for (let i = 0; i < 400 && api.calls.length < 9; i++) await new Promise((r) => setTimeout(r, 5))
+    controller.abort()
+    const ran = await running
+    expect(ran.code).toBe(130)
+    expect(ran.stdout.trim().split("\n").map((l) => (JSON.parse(l) as { id: number; attempts: number })).map((d) => [d.id, d.attempts])).toEqual([[21, 1]])
+    expect(ran.stderr).toMatch(/Polling deliveries failed \(HTTP 429\); retrying in 0\.0 s/)
+    expect(ran.stderr).toMatch(/Polling deliveries failed \(HTTP 503\); retrying in 0\.0 s/)
+  })
+
   it("says on a failed attempt's line why it failed", async () => {
     const pending = { ...f.delivery, id: 21, status: "pending", attempts: 0, response_status: null, delivered_at: null }
     const refused = { ...pending, attempts: 1, latency_ms: 3, last_error: "connection refused (ECONNREFUSED)" }

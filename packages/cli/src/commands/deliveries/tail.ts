@@ -1,5 +1,6 @@
-import { type EventDelivery, NotFoundError } from "@platform/sdk"
+import { APIConnectionError, APIError, type EventDelivery, InternalServerError, NotFoundError, RateLimitError, UpstreamError } from "@platform/sdk"
 import { clock } from "../../output.js"
+import { streamFailure } from "../events/reconnect-notices.js"
 import { command, defined, int, pause, type CommandFactory } from "../util.js"
 import { lastError, latencyMs, status } from "./common.js"
 import { DeliveryFollower } from "./follower.js"
@@ -20,15 +21,29 @@ export const deliveriesTail: CommandFactory = (ctx) =>
       const options = signal ? { signal } : {}
       const follower = new DeliveryFollower()
       if (!ctx.flags.json) ctx.out.info(`${ctx.out.ce.bold("Tailing deliveries")} ${ctx.out.ce.dim("(^C to quit)")}`)
+      let failures = 0
       while (!signal?.aborted) {
-        const attempts = await follower.poll(
-          (after) => client.webhooks.deliveries.list({ ...filters, limit: PAGE, ...(after === undefined ? {} : { after }) }, options),
-          (id) => client.webhooks.deliveries.retrieve(id, {}, options).catch((e: unknown) => {
-            if (e instanceof NotFoundError) return undefined
-            throw e
-          }),
-          Date.now()
-        )
+        let attempts: ReadonlyArray<EventDelivery>
+        try {
+          attempts = await follower.poll(
+            (after) => client.webhooks.deliveries.list({ ...filters, limit: PAGE, ...(after === undefined ? {} : { after }) }, options),
+            (id) => client.webhooks.deliveries.retrieve(id, {}, options).catch((e: unknown) => {
+              if (e instanceof NotFoundError) return undefined
+              throw e
+            }),
+            Date.now()
+          )
+          failures = 0
+        } catch (error) {
+          // Like `events tail`, a follow command outlives a server restart or a spent rate limit: it waits and polls again.
+          if (signal?.aborted || !transient(error)) throw error
+          const retryAfter = error instanceof APIError ? Number(error.headers.get("retry-after") ?? Number.NaN) : Number.NaN
+          const waitMs = Number.isFinite(retryAfter) && retryAfter >= 0 ? retryAfter * 1000 : Math.min(30_000, 1000 * 2 ** failures)
+          failures++
+          ctx.out.info(ctx.out.ce.yellow(`Polling deliveries failed (${streamFailure(error)}); retrying in ${(waitMs / 1000).toFixed(1)} s`))
+          await pause(waitMs, signal)
+          continue
+        }
         for (const d of attempts) print(d)
         await pause(o.interval as number, signal)
       }
@@ -52,3 +67,7 @@ export const deliveriesTail: CommandFactory = (ctx) =>
         )
       }
     })
+
+/** Failures a later poll may not meet: no connection, a spent rate limit, a 5xx. */
+const transient = (error: unknown): boolean =>
+  error instanceof APIConnectionError || error instanceof RateLimitError || error instanceof InternalServerError || error instanceof UpstreamError
