@@ -102,6 +102,19 @@ describe("commands", () => {
     expect(ran).toMatchObject({ code: 0, stdout: "✓ Showing a typing indicator to 15550001111 on channel 7\n" })
   })
 
+  it("subscriptions test of a type the subscription does not receive names the types it does (422 event_not_configured)", async () => {
+    const body = { detail: { code: "event_not_configured", message: "the subscription is not configured for this event type", configured_event_types: ["message.received", "message.read"] } }
+    api.on("post", `${subs}/:id/test`, { status: 422, json: body })
+    const ran = await cli(["subscriptions", "test", "11", "--event-type", "message.sent"])
+    expect(ran.code).toBe(1)
+    expect(ran.stderr).toBe(
+      "Error: subscription 11 does not receive message.sent; it is subscribed to message.received, message.read. " +
+        "Test one of those with --event-type, or add the type with `platform subscriptions update 11 --events ...`.\n"
+    )
+    const json = await cli(["subscriptions", "test", "11", "--event-type", "message.sent", "--json"])
+    expect(JSON.parse(json.stderr)).toMatchObject({ error: { exit_code: 1, status: 422, code: "event_not_configured", body } })
+  })
+
   it("every send carries an Idempotency-Key, the given one when --idempotency-key is set", async () => {
     api.on("post", "/platform/v1/messages", { json: f.sendResult })
     await cli(["send", "text", ...to, "--text", "a"])
