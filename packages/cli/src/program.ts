@@ -74,7 +74,8 @@ export const buildProgram = (ctx: Context): Command => {
       .showHelpAfterError("(add --help for usage)")
       .configureOutput({
         writeOut: (s) => void ctx.io.stdout.write(s),
-        writeErr: (s) => void ctx.io.stderr.write(s),
+        // With --json, stderr carries only the one JSON error run() reports (a command run without its subcommand included).
+        writeErr: (s) => void (ctx.flags.json ? undefined : ctx.io.stderr.write(s)),
         // With --json, run() reports a parse error as one JSON object instead.
         outputError: (s, write) => void (ctx.flags.json ? undefined : write(s))
       })
@@ -122,6 +123,20 @@ const report = (ctx: Context, error: unknown): number => {
   return emit(ExitCode.failure, error instanceof Error ? error.message : String(error))
 }
 
+/** What a command run without its subcommand (`platform send`) lacks, for the --json error. */
+const missingSubcommand = (program: Command, argv: ReadonlyArray<string>): string => {
+  let cmd = program
+  const path = [program.name()]
+  for (const arg of argv) {
+    const sub = cmd.commands.find((c) => c.name() === arg)
+    if (sub === undefined) continue
+    cmd = sub
+    path.push(arg)
+  }
+  const names = cmd.commands.map((c) => c.name()).filter((name) => name !== "help")
+  return `${path.join(" ")} needs a command: ${names.join(", ")} (see \`${path.join(" ")} --help\`)`
+}
+
 /** Runs the CLI in-process with the given streams, environment and fetch, and returns the exit code. */
 export const run = async (argv: ReadonlyArray<string>, io: RunIO): Promise<number> => {
   const ctx = new Context(io)
@@ -132,8 +147,10 @@ export const run = async (argv: ReadonlyArray<string>, io: RunIO): Promise<numbe
   } catch (error) {
     if (!(error instanceof CommanderError)) return report(ctx, error)
     if (error.code === "commander.helpDisplayed" || error.code === "commander.version") return ExitCode.ok
-    // "commander.help" is a command run without its subcommand: the help on stderr says it all.
-    if (ctx.flags.json && error.code !== "commander.help") return report(ctx, usage(error.message.replace(/^error: /, "")))
+    // "commander.help" is a command run without its subcommand: the help on stderr says it all, except with --json.
+    if (ctx.flags.json) {
+      return report(ctx, usage(error.code === "commander.help" ? missingSubcommand(program, argv) : error.message.replace(/^error: /, "")))
+    }
     return ExitCode.usage
   }
 }

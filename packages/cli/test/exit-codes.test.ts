@@ -70,6 +70,18 @@ describe("exit codes", () => {
   })
 
   it.each([
+    ["platform send", ["send"], "platform send needs a command: text, template, media, reaction, location, interactive, contacts, catalog, typing (see `platform send --help`)"],
+    ["platform subscriptions", ["subscriptions"], "platform subscriptions needs a command: create, list, get, update, delete, resume, rotate-secret, test (see `platform subscriptions --help`)"]
+  ])("with --json, %s without its subcommand is one JSON error on stderr naming the commands (exit 2), not the help text", async (_name, argv, message) => {
+    const ran = await cli([...argv, "--json"])
+    expect(ran).toMatchObject({ code: 2, stdout: "" })
+    expect(JSON.parse(ran.stderr)).toEqual({ error: { message, exit_code: 2 } })
+    const people = await cli(argv)
+    expect(people.code).toBe(2)
+    expect(people.stderr).toMatch(/^Usage: platform /)
+  })
+
+  it.each([
     ["media upload of a missing file", (dir: string) => ["media", "upload", join(dir, "missing.png"), "--channel", "7"], (dir: string) => `${join(dir, "missing.png")}: no such file (ENOENT)`],
     ["media upload of a directory", (dir: string) => ["media", "upload", dir, "--channel", "7"], (dir: string) => `${dir}: it is a directory, not a file`],
     ["send media --file of a missing file", (dir: string) => ["send", "media", "--channel", "7", "--to", "1", "--type", "image", "--file", join(dir, "x.png")], (dir: string) => `${join(dir, "x.png")}: no such file (ENOENT)`]
