@@ -225,7 +225,8 @@ describe("reconnect lines say whether the stream was ever open, and why it faile
     const ran = await untilReconnects(argv, 1, { PLATFORM_BASE_URL: `http://127.0.0.1:${await closedPort()}` })
     expect(ran.code).toBe(130)
     expect(ran.stderr).toMatch(/Connecting to the event stream failed \(ECONNREFUSED\); retrying in \d+\.\d s/)
-    expect(ran.stderr).not.toMatch(/Connection lost|Ready!/)
+    // Neither "Ready!" (listen) nor "Streaming events" (events tail): no stream was ever open.
+    expect(ran.stderr).not.toMatch(/Connection lost|Ready!|Streaming events/)
   })
 
   it.each(commands)("%s answered 429, then 503 on connect: each line names the HTTP status", async (_name, argv) => {
@@ -309,6 +310,7 @@ describe("events tail", () => {
     controller.abort()
     const ran = await running
     expect(ran.stdout).toMatch(/message\.received\s+ch 7\s+from 15550001111 text "héllo ✓"\s+evt_0123456789abcdef0123456789abcdef/)
+    expect(ran.stderr).toMatch(/^Streaming events \(\^C to quit\)$/m)
   })
 })
 

@@ -28,9 +28,13 @@ export const eventsTail: CommandFactory = (ctx) =>
         ...(o.channel !== undefined ? { channel_id: o.channel as number } : {}),
         ...(o.since ? { lastEventId: o.since as string } : {}),
         ...(signals.length > 0 ? { signal: signals.length === 1 ? signals[0]! : AbortSignal.any(signals) } : {}),
-        ...reconnectNotices(ctx)
+        // Said once the stream is open (as listen's "Ready!"): events written from then on are shown.
+        ...reconnectNotices(ctx, ({ reconnect }) => {
+          if (ctx.flags.json) return
+          if (reconnect) return ctx.out.info(ctx.out.ce.green("Reconnected; resuming after the last event."))
+          ctx.out.info(`${ctx.out.ce.bold("Streaming events")} ${ctx.out.ce.dim("(^C to quit)")}`)
+        })
       })
-      if (!ctx.flags.json) ctx.out.info(`${ctx.out.ce.bold("Streaming events")} ${ctx.out.ce.dim("(^C to quit)")}`)
       let seen = 0
       if (count !== 0) {
         for await (const e of stream) {
