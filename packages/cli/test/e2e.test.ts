@@ -198,10 +198,15 @@ describe("CLI against the real server", () => {
       description: "renamed",
       event_types: ["message.sent", "message.received"]
     })
-    expect(await json(["subscriptions", "update", id, "--buffer-window", "5", "--header", "X-Team: cli"])).toMatchObject({ buffer_window_seconds: 5, custom_headers: { "X-Team": "cli" } })
+    expect(await json(["subscriptions", "update", id, "--buffer-window", "5", "--buffer-max-batch", "10", "--header", "X-Team: cli"])).toMatchObject({
+      buffer_window_seconds: 5,
+      buffer_max_batch: 10,
+      custom_headers: { "X-Team": "cli" }
+    })
     expect(await json(["subscriptions", "update", id, "--no-description", "--no-buffer-window", "--no-header", "--no-events"])).toMatchObject({
       description: null,
       buffer_window_seconds: null,
+      buffer_max_batch: null,
       custom_headers: null,
       event_types: []
     })

@@ -23,7 +23,7 @@ export const clearOptions = (cmd: Command): Command =>
     .option("--no-channel", "events of every channel")
     .option("--no-description", "remove the description")
     .option("--no-header", "remove every custom header")
-    .option("--no-buffer-window", "deliver each event at once (no batching)")
+    .option("--no-buffer-window", "deliver each event at once (no batching; clears the batch size too)")
     .option("--no-buffer-max-batch", "no batch size limit")
     .option("--no-inactivity-minutes", "no conversation.inactive events")
 
@@ -38,7 +38,8 @@ export const bodyFrom = (o: Record<string, unknown>) => {
     description: value<string>(o.description),
     custom_headers: value<Record<string, string>>(o.header),
     buffer_window_seconds: value<number>(o.bufferWindow),
-    buffer_max_batch: value<number>(o.bufferMaxBatch),
+    // A batch size means nothing without a window (the API refuses one left behind), so no window clears it too.
+    buffer_max_batch: o.bufferWindow === false && o.bufferMaxBatch === undefined ? null : value<number>(o.bufferMaxBatch),
     inactivity_minutes: value<number>(o.inactivityMinutes)
   }
   return defined(fields) as Partial<ReturnType<typeof defined<typeof fields>>>
