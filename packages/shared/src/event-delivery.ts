@@ -1,7 +1,8 @@
 import { Schema } from "effect"
 import { Id, Timestamp, optional } from "./common.js"
 import { GenericEnvelope } from "./events.js"
-import { Page, IntFromString, ListQueryFields } from "./pagination.js"
+import { Page, ListQueryFields } from "./pagination.js"
+import { BooleanParam, IntegerParam } from "./param.js"
 
 export const DeliveryStatus = Schema.Literal("pending", "delivering", "delivered", "failed").annotations({
   identifier: "DeliveryStatus"
@@ -60,12 +61,15 @@ export type DeliveryMode = typeof DeliveryMode.Type
 /** Query of GET /webhooks/deliveries (SPEC §4.6). */
 export const DeliveryListQuery = Schema.Struct({
   ...ListQueryFields,
-  mode: Schema.optionalWith(DeliveryMode, { default: () => "native" as const }),
-  subscription_id: optional(IntFromString),
-  channel_id: optional(IntFromString),
-  status: optional(Schema.String),
-  event_type: optional(Schema.String),
-  errors_only: optional(Schema.BooleanFromString)
+  mode: Schema.optionalWith(
+    DeliveryMode.annotations({ description: "`native`: normalized event deliveries (default); `meta`: raw-forward deliveries." }),
+    { default: () => "native" as const }
+  ),
+  subscription_id: optional(IntegerParam("Only deliveries of this subscription (native).")),
+  channel_id: optional(IntegerParam("Only deliveries of this channel.")),
+  status: optional(Schema.String.annotations({ description: "Only deliveries in this state: pending, delivering, delivered or failed." })),
+  event_type: optional(Schema.String.annotations({ description: "Only deliveries of this event type (native)." })),
+  errors_only: optional(BooleanParam("`true`: only failed deliveries (the same as status=failed; combined with another status, none)."))
 })
 export type DeliveryListQuery = typeof DeliveryListQuery.Type
 
@@ -77,6 +81,10 @@ export const DeliveryList = Schema.Union(
 export type DeliveryList = typeof DeliveryList.Type
 
 /** Query of GET /webhooks/deliveries/{id}. */
-export const DeliveryDetailQuery = Schema.Struct({ include: optional(Schema.Literal("full_envelope")) })
+export const DeliveryDetailQuery = Schema.Struct({
+  include: optional(Schema.Literal("full_envelope").annotations({
+    description: "`full_envelope` adds `envelope`: the payload exactly as delivered (one envelope, or a batch `{events: [...]}`)."
+  }))
+})
 export type DeliveryDetailQuery = typeof DeliveryDetailQuery.Type
 

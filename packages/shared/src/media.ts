@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { Id, NonEmptyString, requestBody } from "./common.js"
-import { IntFromString } from "./pagination.js"
+import { IntegerParam } from "./param.js"
 
 /** POST /media result (SPEC §2.8). */
 export const MediaUploadResult = Schema.Struct({ channel_id: Id, media_id: Schema.String }).annotations({
@@ -25,7 +25,7 @@ export const MediaFromUrl = requestBody(
 export type MediaFromUrl = typeof MediaFromUrl.Type
 
 /** Query of GET /media/{id}/url and DELETE /media/{id}. */
-export const MediaChannelQuery = Schema.Struct({ channel_id: IntFromString })
+export const MediaChannelQuery = Schema.Struct({ channel_id: IntegerParam("The channel the media was uploaded on.") })
 export type MediaChannelQuery = typeof MediaChannelQuery.Type
 
 /** DELETE /media/{id} result (DESIGN §5). */

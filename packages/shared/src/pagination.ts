@@ -1,6 +1,7 @@
 import { Schema } from "effect"
 import { optional } from "./common.js"
 import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, LIST_LIMIT_MIN } from "./limits.js"
+import { DecimalIntString, IntegerParam } from "./param.js"
 
 /** List envelope of every paginated route: `{data, has_more, next_cursor}` (DESIGN §5 "Lists"). */
 export const Page = <A, I, R>(item: Schema.Schema<A, I, R>) =>
@@ -16,21 +17,17 @@ export interface Page<A> {
   readonly next_cursor: string | null
 }
 
-/**
- * Text of an integer as a URL carries it: decimal digits, an optional minus. NumberFromString alone takes
- * anything Number() does, so `0x10` was 16, `1e2` 100 and ` 7` 7.
- */
-export const DecimalIntString = Schema.String.pipe(
-  Schema.pattern(/^-?\d+$/, { message: () => "must be an integer in decimal digits" })
-)
+export { DecimalIntString }
 
 /** An integer from its decimal text (query and path parameters are strings on the wire). */
 const decimalInt = Schema.compose(DecimalIntString, Schema.NumberFromString).pipe(Schema.int())
 
 /** `limit` query parameter: a string on the wire, an integer 1..200 once decoded. */
-export const ListLimit = decimalInt.pipe(
+const LIST_LIMIT_DESCRIPTION = `Page size, ${LIST_LIMIT_MIN} to ${LIST_LIMIT_MAX} rows (default ${LIST_LIMIT_DEFAULT}).`
+export const ListLimit = IntegerParam(LIST_LIMIT_DESCRIPTION, { minimum: LIST_LIMIT_MIN, maximum: LIST_LIMIT_MAX, default: LIST_LIMIT_DEFAULT }).pipe(
   Schema.between(LIST_LIMIT_MIN, LIST_LIMIT_MAX, {
-    message: () => `must be an integer between ${LIST_LIMIT_MIN} and ${LIST_LIMIT_MAX}`
+    message: () => `must be an integer between ${LIST_LIMIT_MIN} and ${LIST_LIMIT_MAX}`,
+    description: LIST_LIMIT_DESCRIPTION
   })
 )
 

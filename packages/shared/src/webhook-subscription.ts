@@ -90,5 +90,10 @@ export const WebhookSubscriptionPatch = requestBody(
 export type WebhookSubscriptionPatch = typeof WebhookSubscriptionPatch.Type
 
 /** Query of POST /webhooks/subscriptions/{id}/test. */
-export const SubscriptionTestQuery = Schema.Struct({ event_type: optional(EventType) })
+export const SubscriptionTestQuery = Schema.Struct({
+  event_type: optional(Schema.Literal(...EventType.literals).annotations({
+    description: "The sample's event type: one the subscription receives (else 422 event_not_configured). " +
+      "Default: its first configured type, or message.sent for a catch-all."
+  }))
+})
 export type SubscriptionTestQuery = typeof SubscriptionTestQuery.Type

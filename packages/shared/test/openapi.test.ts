@@ -78,6 +78,28 @@ describe("the OpenAPI document", () => {
     expect(find("GET /platform/v1/webhooks/subscriptions").parameters.map((p) => p.name)).toEqual(["limit", "after", "before"])
   })
 
+  it("describes every query and header parameter in words, and types numeric and boolean ones as what they are", () => {
+    const params = operations.flatMap(({ key, op }) => op.parameters.filter((p) => p.in !== "path").map((p) => ({ key, p })))
+    expect(params.length).toBeGreaterThan(15)
+    for (const { key, p } of params) {
+      expect(p.description ?? "", `${key} ${p.in} ${p.name}`).toMatch(/\w+ \w+/)
+      // Effect's defaults for a decoded string, which tell a reader nothing about the parameter.
+      expect(p.description, `${key} ${p.in} ${p.name}`).not.toMatch(/^a (string to be decoded into|number between)/)
+    }
+    const typeOf = (key: string, name: string) => find(key).parameters.find((p) => p.name === name)!.schema.type
+    for (const [key, name] of [
+      ["GET /platform/v1/webhooks/deliveries", "limit"],
+      ["GET /platform/v1/webhooks/deliveries", "channel_id"],
+      ["GET /platform/v1/webhooks/deliveries", "subscription_id"],
+      ["GET /platform/v1/webhooks/subscriptions", "limit"],
+      ["GET /platform/v1/media/{media_id}/url", "channel_id"],
+      ["DELETE /platform/v1/media/{media_id}", "channel_id"],
+      ["GET /platform/v1/events/stream", "channel_id"]
+    ] as const) expect(typeOf(key, name), `${key} ${name}`).toBe("integer")
+    expect(typeOf("GET /platform/v1/webhooks/deliveries", "errors_only")).toBe("boolean")
+    expect(find("POST /platform/v1/messages").parameters.find((p) => p.name === "idempotency-key")!.description).toMatch(/24 hours/)
+  })
+
   it("types numeric path ids as integers", () => {
     const sub = find("PATCH /platform/v1/webhooks/subscriptions/{sub_id}").parameters.find((p) => p.name === "sub_id")!
     expect(sub).toMatchObject({ in: "path", required: true, schema: { type: "integer" } })

@@ -16,7 +16,9 @@ export const ChannelIdPath = Schema.Struct({ channel_id: PathId("The channel's i
 export class ChannelsGroup extends HttpApiGroup.make("channels")
   .add(
     HttpApiEndpoint.get("list", "/platform/v1/channels")
-      .setUrlParams(Schema.Struct({ type: optional(ChannelType) }))
+      .setUrlParams(Schema.Struct({
+        type: optional(Schema.Literal(...ChannelType.literals).annotations({ description: "Only channels of this kind: `chat` or `social`." }))
+      }))
       .addSuccess(Schema.Array(Channel))
       .annotate(RequiredScope, "read:channels")
       .annotate(CookieAllowed, false)

@@ -4,7 +4,7 @@ import { optional } from "../common.js"
 import { RateLimited, wire } from "../errors.js"
 import { EventId, EventType } from "../events.js"
 import { EVENT_STREAMS_PER_ACCOUNT, EVENT_STREAMS_RETRY_AFTER_SECONDS } from "../limits.js"
-import { IntFromString } from "../pagination.js"
+import { IntegerParam } from "../param.js"
 import { ApiKeyAuth, CookieAllowed, InputGuard, RequiredScope } from "./security.js"
 
 /**
@@ -31,8 +31,16 @@ const StreamEventType = EventType.pipe(Schema.filter((type) => type !== "convers
 }))
 
 export const EventStreamQuery = Schema.Struct({
-  event_types: optional(Schema.compose(CommaSeparated, Schema.Array(StreamEventType))),
-  channel_id: optional(IntFromString)
+  event_types: optional(
+    Schema.compose(
+      CommaSeparated.annotations({
+        description: "Only these event types, comma-separated (`message.sent,message.read`) or repeated; each must be a " +
+          "known type carried by the stream (not `conversation.inactive`)."
+      }),
+      Schema.Array(StreamEventType)
+    )
+  ),
+  channel_id: optional(IntegerParam("Only events of this channel."))
 })
 export type EventStreamQuery = typeof EventStreamQuery.Type
 
@@ -54,7 +62,9 @@ export type LastEventIdNotFound = typeof LastEventIdNotFound.Type
 
 const isEventId = Schema.is(EventId)
 const LastEventIdHeader = Schema.String.pipe(Schema.filter((value) => value === "" || isEventId(value), {
-  message: () => "must be an event id (evt_ followed by 32 lowercase hex characters), or empty for none"
+  message: () => "must be an event id (evt_ followed by 32 lowercase hex characters), or empty for none",
+  description: "Resume right after this event id (within the last 24 hours); clients send the last `id:` they received.",
+  jsonSchema: {}
 }))
 
 /** `/platform/v1/events/stream`: Server-Sent Events of the account's envelopes (manage:webhooks, key or cookie). */
@@ -63,7 +73,9 @@ export class EventsGroup extends HttpApiGroup.make("events")
     HttpApiEndpoint.get("stream", "/platform/v1/events/stream")
       .setUrlParams(EventStreamQuery)
       // Empty is no Last-Event-ID (an EventSource that has seen no id sends none); anything else is an event id.
-      .setHeaders(Schema.Struct({ "last-event-id": optional(LastEventIdHeader) }))
+      .setHeaders(Schema.Struct({
+        "last-event-id": optional(LastEventIdHeader)
+      }))
       .addSuccess(HttpApiSchema.Text({ contentType: "text/event-stream" }))
       .addError(wire(RateLimited))
       .annotate(OpenApi.Summary, "Stream the account's normalized events (Server-Sent Events)")

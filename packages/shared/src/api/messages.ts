@@ -16,7 +16,13 @@ import { MarkRead, MarkReadResult, SendMessage, SendResult } from "../message.js
 import { ApiKeyAuth, CookieAllowed, InputGuard, RequiredScope } from "./security.js"
 
 /** Optional `Idempotency-Key` (DESIGN §5); its length (1..255) is checked by the server so the 422 names the header. */
-export const IdempotencyHeaders = Schema.Struct({ "idempotency-key": optional(Schema.String) })
+export const IdempotencyHeaders = Schema.Struct({
+  "idempotency-key": optional(Schema.String.annotations({
+    description: "Up to 255 characters. The first response is kept 24 hours per account and key: a retry with the same body " +
+      "replays it (header `Idempotent-Replayed: true`, no second send); the same key with another body is 422 " +
+      "idempotency_key_reused; a retry while the first is still running is 409."
+  }))
+})
 
 /** `/platform/v1/messages`: sends and read receipts (send:messages, key only). */
 export class MessagesGroup extends HttpApiGroup.make("messages")
