@@ -98,6 +98,18 @@ describe("listen", () => {
     expect(timedOut.stderr).toMatch(/Timed out after 1 s with 0 of 1 events forwarded/)
   })
 
+  it.each([
+    ["answers 500", async () => (await receiver(500)).url, /2 of 2 forwards to .* failed \(no answer, or not 2xx\)/],
+    ["is not running", async () => `http://127.0.0.1:${await closedPort()}/webhooks`, /2 of 2 forwards to .* failed \(no answer, or not 2xx\)/]
+  ])("--count exits 1 when the receiver %s, saying how many forwards failed", async (_name, url, message) => {
+    const second = { ...f.envelope, id: "evt_ffffffffffffffffffffffffffffffff", event: "message.read" }
+    api.on("get", "/platform/v1/events/stream", { sse: [sse(f.envelope), sse(second)], hold: true })
+    const target = await url()
+    const ran = await cli(["listen", "--forward-to", target, "--count", "2"])
+    expect(ran.code).toBe(1)
+    expect(ran.stderr).toMatch(message)
+  })
+
   it("reuses the profile's secret on the next run, so the receiver keeps working", async () => {
     const home = configHome()
     const first = await cli(["listen", "--forward-to", "http://127.0.0.1:9/x", "--print-secret"], { env: { XDG_CONFIG_HOME: home } })

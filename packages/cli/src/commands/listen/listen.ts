@@ -79,7 +79,7 @@ export const listen: CommandFactory = (ctx) =>
     .option("--secret <whsec>", "sign with this secret (default: the profile's listen secret, created on first use)")
     .option("--header <name:value>", "extra header on each forward (repeatable; not one listen sets: content-type, user-agent, x-platform-*, webhook-*)", header)
     .option("--print-secret", "print the signing secret and exit")
-    .option("--count <n>", "stop after forwarding n events (exit 1 if --timeout passes first)", int)
+    .option("--count <n>", "stop after forwarding n events (exit 1 if --timeout passes first or a forward failed)", int)
     .option("--timeout <seconds>", "stop after this many seconds", int)
     .action(async (o) => {
       // --print-secret needs no receiver, so --forward-to is checked here rather than made a required option.
@@ -135,6 +135,7 @@ export const listen: CommandFactory = (ctx) =>
         })
       })
       let deliveryId = 0
+      let refused = 0
       if (count === 0) stream.close()
       for await (const message of stream.messages()) {
         let envelope: { id?: unknown; event?: unknown }
@@ -171,6 +172,7 @@ export const listen: CommandFactory = (ctx) =>
           error = forwardFailure(err)
         }
         const ms = Date.now() - started
+        if (status === undefined || status < 200 || status >= 300) refused++
         if (ctx.flags.json) {
           ctx.out.jsonLine({ event_id: eventId, event: eventType, forward_to: target.href, status: status ?? null, latency_ms: ms, ...(error ? { error } : {}) })
         } else {
@@ -185,5 +187,9 @@ export const listen: CommandFactory = (ctx) =>
       }
       if (count !== undefined && deliveryId < count && !ctx.signal?.aborted) {
         throw new CliError(`Timed out after ${o.timeout as number} s with ${deliveryId} of ${count} events forwarded.`)
+      }
+      // A scripted run (--count) succeeds only when the receiver took every event it was sent.
+      if (count !== undefined && refused > 0 && !ctx.signal?.aborted) {
+        throw new CliError(`${refused} of ${deliveryId} forwards to ${target.href} failed (no answer, or not 2xx).`)
       }
     })
