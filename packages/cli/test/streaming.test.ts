@@ -314,6 +314,18 @@ describe("events tail", () => {
     expect(api.calls[0]!.query).toEqual({ channel_id: "7" })
   })
 
+  it("a message.failed line says why the message failed", async () => {
+    const failed = {
+      ...f.envelope,
+      event: "message.failed",
+      data: { ...f.envelope.data, direction: "outbound", source: "api", status: "failed", error: { error: "upstream_error", meta_code: 131026, meta_subcode: null, meta_title: "Message undeliverable", message: "Message undeliverable", fbtrace_id: null } }
+    }
+    api.on("get", "/platform/v1/events/stream", { sse: [sse(failed as never)] })
+    const ran = await cli(["events", "tail", "--count", "1", "--timeout", "5"])
+    expect(ran.code).toBe(0)
+    expect(ran.stdout).toMatch(/message\.failed\s+ch 7\s+to 15550001111 text "héllo ✓" failed: Message undeliverable \(code 131026\)\s+evt_/)
+  })
+
   it("prints one line per event for people", async () => {
     api.on("get", "/platform/v1/events/stream", { sse: [sse(f.envelope)], hold: true })
     const controller = new AbortController()
