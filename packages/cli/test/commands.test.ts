@@ -116,6 +116,16 @@ describe("commands", () => {
     expect(JSON.parse(json.stderr)).toMatchObject({ error: { exit_code: 1, status: 422, code: "event_not_configured", body } })
   })
 
+  it("subscriptions update --help says --header and --events replace the stored headers and types (PATCH sends the whole set)", async () => {
+    const ran = await cli(["subscriptions", "update", "--help"])
+    const help = ran.stdout.replace(/\s+/g, " ")
+    expect(help).toContain("--header <name:value> custom header sent with each delivery (repeatable); the headers given replace every stored one")
+    expect(help).toContain("--events <types> the event types it receives from now on, comma-separated (replaces the list)")
+    api.on("patch", `${subs}/:id`, { json: f.subscription })
+    await cli(["subscriptions", "update", "11", "--header", "X-C: 3"])
+    expect(api.calls[0]!.body).toEqual({ custom_headers: { "X-C": "3" } })
+  })
+
   it("every send carries an Idempotency-Key, the given one when --idempotency-key is set", async () => {
     api.on("post", "/platform/v1/messages", { json: f.sendResult })
     await cli(["send", "text", ...to, "--text", "a"])

@@ -5,13 +5,25 @@ import type { Column } from "../../output.js"
 import { truncate } from "../../output.js"
 import { defined, header, int, list } from "../util.js"
 
-/** The body options shared by create and update. */
-export const bodyOptions = (cmd: Command): Command =>
+/** The body options shared by create and update (whose lists replace the stored ones, as its help says). */
+export const bodyOptions = (cmd: Command, verb: "create" | "update" = "create"): Command =>
   cmd
-    .option("--events <types>", "event types, comma-separated (none: every event but message.received)", list)
+    .option(
+      "--events <types>",
+      verb === "create"
+        ? "event types, comma-separated (none: every event but message.received)"
+        : "the event types it receives from now on, comma-separated (replaces the list)",
+      list
+    )
     .option("--channel <id>", "only events of this channel (default: every channel)", int)
     .option("--description <text>", "description (up to 200 characters)")
-    .option("--header <name:value>", "custom header sent with each delivery (repeatable)", header)
+    .option(
+      "--header <name:value>",
+      verb === "create"
+        ? "custom header sent with each delivery (repeatable)"
+        : "custom header sent with each delivery (repeatable); the headers given replace every stored one",
+      header
+    )
     .option("--buffer-window <seconds>", "batch events for up to this many seconds (1..60)", int)
     .option("--buffer-max-batch <n>", "send a batch once it holds this many events (1..100)", int)
     .option("--inactivity-minutes <n>", "emit conversation.inactive after this many idle minutes (1..1440)", int)

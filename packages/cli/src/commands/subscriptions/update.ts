@@ -3,7 +3,7 @@ import { command, int, type CommandFactory } from "../util.js"
 import { bodyFrom, bodyOptions, clearOptions, printSubscription } from "./common.js"
 
 export const subscriptionsUpdate: CommandFactory = (ctx) =>
-  clearOptions(bodyOptions(command("update", "Change fields of a subscription")))
+  clearOptions(bodyOptions(command("update", "Change fields of a subscription"), "update"))
     .argument("<id>", "subscription id", int)
     .option("--url <target_url>", "new target URL")
     .option("--active", "switch it on")
