@@ -188,7 +188,7 @@ describe("listen", () => {
     const port = await closedPort()
     api.on("get", "/platform/v1/events/stream", { sse: [sse(f.envelope)], hold: true })
     const json = await cli(["listen", "--forward-to", `http://127.0.0.1:${port}/webhooks`, "--json", "--count", "1"])
-    expect(json.code, json.stderr).toBe(0)
+    expect(json.code, json.stderr).toBe(1) // with --count, a failed forward is a failed run
     expect(JSON.parse(json.stdout.trim())).toMatchObject({ event_id: f.envelope.id, status: null, error: "connection refused (ECONNREFUSED)" })
     const human = await cli(["listen", "--forward-to", `http://127.0.0.1:${port}/webhooks`, "--count", "1"])
     expect(human.stdout).toMatch(/<-- \[ERR\] POST http:\/\/127\.0\.0\.1:\d+\/webhooks \[evt_\w+\] \d+ms connection refused \(ECONNREFUSED\)/)
