@@ -564,6 +564,37 @@ describe("events.stream", () => {
     expect(api.calls).toHaveLength(5)
   })
 
+  it("time the consumer spends on an event (a slow forward) is not idle time: the connection is kept (a real loopback server)", async () => {
+    let connections = 0
+    const server = createServer((_req, res) => {
+      connections++
+      res.writeHead(200, { "content-type": "text/event-stream" })
+      res.write(sse(f.envelope))
+      // The second event arrives while the consumer is still busy with the first.
+      setTimeout(() => res.write(sse(second)), 50)
+    })
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+    try {
+      const { port } = server.address() as AddressInfo
+      const reconnects: unknown[] = []
+      const c = new Platform({ apiKey: "pk_test_key", baseUrl: `http://127.0.0.1:${port}`, maxRetries: 0 })
+      const stream = c.events.stream({ idleTimeoutMs: 100, onReconnect: ({ error }) => reconnects.push(error) })
+      const seen: string[] = []
+      for await (const event of stream) {
+        seen.push(event.id)
+        if (seen.length === 2) break
+        // Three times idleTimeoutMs on the first event, as a forward to a slow receiver takes.
+        await new Promise((resolve) => setTimeout(resolve, 300))
+      }
+      expect(seen).toEqual([f.envelope.id, second.id])
+      expect(reconnects).toEqual([])
+      expect(connections).toBe(1)
+    } finally {
+      server.closeAllConnections()
+      await new Promise((resolve) => server.close(resolve))
+    }
+  })
+
   it("replaces a connection that sends nothing for idleTimeoutMs, resuming after the last event, and says why", async () => {
     api.on("get", "/platform/v1/events/stream", { sse: ["retry: 5\n\n", sse(f.envelope)], hold: true }, { sse: [sse(second)], hold: true })
     const errors: unknown[] = []

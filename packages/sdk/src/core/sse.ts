@@ -103,7 +103,7 @@ export interface EventStreamOptions {
   /**
    * Milliseconds without a byte on an open connection after which it is taken for dead (a laptop that slept, a NAT
    * that forgot it) and replaced, resuming after the last event; 0 never. Default 45 000: the server writes at least
-   * a keep-alive every 15 s.
+   * a keep-alive every 15 s. Time the consumer spends on a message is not counted.
    */
   readonly idleTimeoutMs?: number | undefined
   /**
@@ -185,7 +185,10 @@ export class EventStream<T> implements AsyncIterable<T> {
         for await (const message of parseSSE(watched(body, alive), (ms) => (serverRetryMs = ms))) {
           if (message.id !== undefined && message.id !== "") this.lastEventId = message.id
           if (message.event === LAST_EVENT_ID_NOT_FOUND) this.#notFound(message)
+          // Idle is time spent waiting on the server: while the consumer holds a message (a slow forward), nothing is read.
+          clearTimeout(timer)
           yield message
+          arm()
         }
       } catch (e) {
         if (signal.aborted || (e instanceof APIUserAbortError && !idle)) return

@@ -51,7 +51,10 @@ export interface EventStreamParams {
   readonly onOpen?: (info: { readonly reconnect: boolean }) => void
   /** Give up after this many failed reconnects in a row, a connection that sent anything ending the row (default: keep trying). */
   readonly maxReconnects?: number
-  /** Milliseconds without any byte (the server sends a keep-alive every 15 s) after which the connection is replaced (default 45 000; 0 never). */
+  /**
+   * Milliseconds waiting without any byte (the server sends a keep-alive every 15 s) after which the connection is
+   * replaced (default 45 000; 0 never); time your loop spends on an event does not count.
+   */
   readonly idleTimeoutMs?: number
   /**
    * Called when the server could not resume after the `Last-Event-ID` sent (`lastEventId`, or the last event of a
