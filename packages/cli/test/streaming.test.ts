@@ -110,6 +110,14 @@ describe("listen", () => {
     expect(ran.stderr).toMatch(message)
   })
 
+  it("--print-secret --json prints one JSON document {secret}, the same secret the plain form prints", async () => {
+    const home = configHome()
+    const plain = await cli(["listen", "--print-secret"], { env: { XDG_CONFIG_HOME: home } })
+    const json = await cli(["listen", "--print-secret", "--json"], { env: { XDG_CONFIG_HOME: home } })
+    expect(json.code).toBe(0)
+    expect(JSON.parse(json.stdout)).toEqual({ secret: plain.stdout.trim() })
+  })
+
   it("reuses the profile's secret on the next run, so the receiver keeps working", async () => {
     const home = configHome()
     const first = await cli(["listen", "--forward-to", "http://127.0.0.1:9/x", "--print-secret"], { env: { XDG_CONFIG_HOME: home } })

@@ -114,7 +114,7 @@ export const listen: CommandFactory = (ctx) =>
         throw new CliError(`The listen_secret of profile "${ctx.profileName}" in ${ctx.configPath} is not ${SECRET_FORM}; remove it to have a new one created.`)
       }
       if (o.printSecret) {
-        ctx.out.line(secret)
+        ctx.out.result({ secret }, () => ctx.out.line(secret))
         return
       }
       const client = await ctx.client()
