@@ -376,6 +376,11 @@ export const checkUrl = (url: string, options: CheckOptions): Effect.Effect<Chec
     } catch {
       return yield* reject(url, "invalid_url", "target URL is not a valid absolute URL")
     }
+    // The URL parser drops these silently (surrounding spaces, tabs and line breaks anywhere), so the
+    // URL called would not be the text that was stored and shown: a paste error, not a target.
+    if (/[\u0000-\u0020\u007f]/.test(url)) {
+      return yield* reject(url, "invalid_url", "target URL must not contain spaces, tabs, line breaks or control characters")
+    }
     if (parsed.protocol !== "https:") {
       if (!(parsed.protocol === "http:" && allowLocal)) {
         return yield* reject(

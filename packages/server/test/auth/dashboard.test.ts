@@ -541,7 +541,9 @@ describe("dashboard", () => {
       { url: "https://10.1.2.3/hook", why: "private range" },
       { url: "https://169.254.169.254/latest", why: "metadata address" },
       { url: "https://[::ffff:192.168.0.1]/hook", why: "IPv4-mapped private" },
-      { url: "not a url", why: "unparseable" }
+      { url: "not a url", why: "unparseable" },
+      { url: "  https://93.184.215.14/hook", why: "led by spaces (stored without them)" },
+      { url: "https://93.184.215.14/ho\tok", why: "holding a tab (dropped by the URL parser)" }
     ])("a raw-forward URL that is $why is 422 at body.webhook_url", ({ url }) =>
       Effect.gen(function*() {
         const reply = yield* request("POST", `${D}/signup`, { body: { email: uniqueEmail(), password: "correct horse", name: "P" } })

@@ -114,6 +114,11 @@ const rejected: ReadonlyArray<Rejected> = [
   { url: "file:///etc/passwd", kind: "scheme", reason: "must use https (file is not allowed)" },
   { url: "gopher://example.com:70/", kind: "scheme", reason: "must use https (gopher is not allowed)" },
   { url: "not a url", kind: "invalid_url", reason: "not a valid absolute URL" },
+  // The parser would drop these, calling another URL than the one stored and shown
+  { url: "  https://93.184.216.34/hook", kind: "invalid_url", reason: "must not contain spaces, tabs, line breaks or control characters" },
+  { url: "https://93.184.216.34/hook\n", kind: "invalid_url", reason: "must not contain spaces, tabs, line breaks or control characters" },
+  { url: "https://93.184.216.34/ho\tok", kind: "invalid_url", reason: "must not contain spaces, tabs, line breaks or control characters" },
+  { url: "https://93.184.216.34/a b", kind: "invalid_url", reason: "must not contain spaces, tabs, line breaks or control characters" },
   // Nothing listens on port 0: every delivery would fail
   { url: "https://1.1.1.1:0/x", kind: "invalid_url", reason: "port 0" }
 ]

@@ -123,7 +123,9 @@ layer(WebhooksTestServer, { excludeTestServices: true })("webhook subscription r
         [{ target_url: "http://127.0.0.1:9/h", platform_channel_id: other.channelId }, ["body", "platform_channel_id"]],
         [{ target_url: "http://169.254.169.254/latest/meta-data" }, ["body", "target_url"]],
         [{ target_url: "ftp://example.com/hook" }, ["body", "target_url"]],
-        [{ target_url: "x".repeat(2084) }, ["body", "target_url"]]
+        [{ target_url: "x".repeat(2084) }, ["body", "target_url"]],
+        [{ target_url: "  http://127.0.0.1:9/h" }, ["body", "target_url"]],
+        [{ target_url: "http://127.0.0.1:9/h\t" }, ["body", "target_url"]]
       ]
       for (const [body, loc] of cases) {
         const reply = yield* request("POST", base, { key, body })
