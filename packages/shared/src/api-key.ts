@@ -35,11 +35,15 @@ const RateLimitPerMinute = Schema.Int.pipe(
 /** A key's label, at most 200 characters (like account and user names). */
 const KeyName = Label(200)
 
-/** POST /dashboard/api-keys; scopes default to all 11. */
+/** POST /dashboard/api-keys; scopes default to all 11 (a key with none could call nothing). */
 export const ApiKeyCreate = requestBody(
   Schema.Struct({
     name: KeyName,
-    scopes: optional(Schema.Array(Scope)),
+    scopes: optional(
+      Schema.Array(Scope).pipe(
+        Schema.minItems(1, { message: () => "must name at least one scope (omit scopes for all 11)" })
+      )
+    ),
     expires_at: optional(Schema.NullOr(Timestamp)),
     rate_limit_per_minute: optional(RateLimitPerMinute)
   }),

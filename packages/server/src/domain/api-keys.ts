@@ -8,7 +8,8 @@ import {
   NotFound,
   type Principal,
   type Scope,
-  Scopes
+  Scopes,
+  ValidationFailed
 } from "@platform/shared"
 import { Effect, Schedule } from "effect"
 import { displayPrefix, generateApiKey, hashApiKey, hashApiKeyHex, looksLikeApiKey } from "../crypto/api-key-format.js"
@@ -95,6 +96,18 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("@platform/server/ApiKeys
     const announce = yield* crossProcessInvalidation(KEYS_CHANNEL, invalidate)
 
     const create = Effect.fn("ApiKeys.create")(function*(accountId: number, input: ApiKeyCreate) {
+      // A key born expired answers 401 to its first request; a PATCH may still set a past expiry to end a key.
+      if (input.expires_at != null && Date.parse(input.expires_at) <= Date.now()) {
+        return yield* new ValidationFailed({
+          detail: [{
+            loc: ["body", "expires_at"],
+            msg: "must be in the future",
+            type: "value_error",
+            input: input.expires_at,
+            ctx: {}
+          }]
+        })
+      }
       const plaintext = generateApiKey()
       const scopes = input.scopes === undefined ? [...Scopes] : [...new Set(input.scopes)]
       const [row] = yield* sql<KeyRow>`

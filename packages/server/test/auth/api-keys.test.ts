@@ -45,15 +45,20 @@ layer(AuthTestServer(), { timeout: 60_000 })("API keys", (it) => {
     }))
 
   it.effect.each([
-    { case: "expired at creation", expires: "2020-01-01T00:00:00Z", patch: null, wait: 0 },
+    // Creation refuses a past expires_at (422 below); the row is aged instead, before the key's first use.
+    { case: "expired before its first use", expires: "aged", patch: null, wait: 0 },
     { case: "expired by PATCH", expires: null, patch: { expires_at: "2020-01-01T00:00:00Z" }, wait: 0 },
     { case: "deactivated by PATCH", expires: null, patch: { is_active: false }, wait: 0 },
     { case: "expired while cached", expires: "in 1.5 s", patch: null, wait: 1600 }
   ])("a key $case is 401", ({ expires, patch, wait }) =>
     Effect.gen(function*() {
       const dev = yield* signup()
-      const expires_at = expires === "in 1.5 s" ? later(1500) : expires
+      const expires_at = expires === "in 1.5 s" ? later(1500) : expires === "aged" ? later(60_000) : expires
       const { id, key } = yield* createKey(dev, expires_at === null ? {} : { expires_at })
+      if (expires === "aged") {
+        const sql = yield* SqlClient.SqlClient
+        yield* sql`update api_keys set expires_at = '2020-01-01T00:00:00Z' where id = ${id}`
+      }
       if (patch === null && wait > 0) {
         expect((yield* request("GET", CHANNELS, { key })).status).toBe(200)
       }
@@ -147,11 +152,15 @@ layer(AuthTestServer(), { timeout: 60_000 })("API keys", (it) => {
         [{ name: "x", expires_at: "2026-02-30T00:00:00Z" }, ["body", "expires_at"]],
         [{ name: "k".repeat(201) }, ["body", "name"]],
         [{ name: "x", expires_at: "2031-06-31T12:00:00+02:00" }, ["body", "expires_at"]],
-        [{}, ["body", "name"]]
+        [{}, ["body", "name"]],
+        [{ name: "x", scopes: [] }, ["body", "scopes"]],
+        [{ name: "x", expires_at: "2020-01-01T00:00:00Z" }, ["body", "expires_at"]]
       ] as const) {
         const reply = yield* request("POST", "/platform/dashboard/api-keys", { cookie: dev.cookie, body })
         expect(reply.status).toBe(422)
         expect(reply.body.detail[0].loc).toEqual(loc)
       }
+      // Neither a key that can call nothing nor one born expired was created.
+      expect((yield* request("GET", "/platform/dashboard/api-keys", { cookie: dev.cookie })).body).toEqual([])
     }))
 })

@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { ApiKey, ApiKeyCreate, ApiKeyCreated, ApiKeyPatch } from "../api-key.js"
-import { NotFound, wire } from "../errors.js"
+import { NotFound, ValidationFailed, wire } from "../errors.js"
 import { PathId } from "./path-id.js"
 import { DashboardAuth, InputGuard } from "./security.js"
 
@@ -19,7 +19,12 @@ export class DashboardApiKeysGroup extends HttpApiGroup.make("dashboardApiKeys")
       .annotate(OpenApi.Summary, "Create an API key; its plaintext is in this response only")
       .setPayload(ApiKeyCreate)
       .addSuccess(ApiKeyCreated, { status: 201 })
-      .annotate(OpenApi.Description, "All 11 scopes unless `scopes` is given; `key` is shown this once.")
+      .addError(wire(ValidationFailed))
+      .annotate(
+        OpenApi.Description,
+        "All 11 scopes unless `scopes` is given (then at least one); `expires_at`, when given, in the future; " +
+          "`key` is shown this once."
+      )
   )
   .add(
     HttpApiEndpoint.patch("update", "/platform/dashboard/api-keys/:id")
