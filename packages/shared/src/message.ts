@@ -28,9 +28,25 @@ export type MessageSource = typeof MessageSource.Type
 
 // Runtime template parameters (Meta Cloud API names) ---------------------------------
 
+/**
+ * A media `link`: an absolute http or https URL, which the upstream fetches (it refuses any other
+ * kind, so a typo would be accepted here and fail later as a message.failed).
+ */
+const MediaLink = Schema.String.pipe(
+  Schema.filter((s) => {
+    if (/[\u0000-\u0020\u007f]/.test(s)) return "must be an http or https URL (without spaces or control characters)"
+    try {
+      const url = new URL(s)
+      return url.protocol === "https:" || url.protocol === "http:" || "must be an http or https URL"
+    } catch {
+      return "must be an http or https URL"
+    }
+  })
+)
+
 /** `{link}` or `{id}` reference to media, exactly one. */
 const mediaRef = <F extends Schema.Struct.Fields>(fields: F) =>
-  Schema.Struct({ link: optional(NonEmptyString), id: optional(NonEmptyString), ...fields }).pipe(
+  Schema.Struct({ link: optional(MediaLink), id: optional(NonEmptyString), ...fields }).pipe(
     Schema.filter(exactlyOneOfLinkOrId)
   )
 
@@ -158,7 +174,7 @@ export type RuntimeComponent = typeof RuntimeComponent.Type
  * document, filename to document, voice to audio; on other types they are dropped.
  */
 export const MediaObject = Schema.Struct({
-  link: optional(NonEmptyString),
+  link: optional(MediaLink),
   id: optional(NonEmptyString),
   caption: optional(Schema.String),
   filename: optional(Schema.String),

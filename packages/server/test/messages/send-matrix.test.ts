@@ -127,6 +127,37 @@ layer(MessagingTestServer(), { timeout: 120_000, excludeTestServices: true })("P
       }))
   }
 
+  // The upstream fetches media by an http(s) URL and refuses anything else, after the send had answered 200.
+  const LINKS: ReadonlyArray<readonly [string, Record<string, unknown>, ReadonlyArray<string | number>]> = [
+    ["not a url", { type: "image", media: { link: "not a url" } }, ["body", "media", "link"]],
+    ["ftp://cdn.example.com/a.png", { type: "image", media: { link: "ftp://cdn.example.com/a.png" } }, ["body", "media", "link"]],
+    ["cdn.example.com/a.pdf", { type: "document", media: { link: "cdn.example.com/a.pdf", filename: "a.pdf" } }, ["body", "media", "link"]],
+    [" https://cdn.example.com/a.mp4", { type: "video", media: { link: " https://cdn.example.com/a.mp4" } }, ["body", "media", "link"]],
+    [
+      "file:///etc/passwd in a template header",
+      {
+        type: "template",
+        template_name: "order_update",
+        language_code: "en_US",
+        components: [{ type: "header", parameters: [{ type: "image", image: { link: "file:///etc/passwd" } }] }]
+      },
+      ["body", "components", 0, "parameters", 0, "image", "link"]
+    ]
+  ]
+  for (const [name, body, loc] of LINKS) {
+    it.effect(`a media link ${name} is 422 at ${loc.slice(1).join(".")} without an upstream call`, () =>
+      Effect.gen(function*() {
+        const s = yield* ctx
+        const before = yield* sandboxSends
+        const reply = yield* send(s.key, { channel_id: s.chat, to: "15551230006", ...body })
+        expect(reply.status, reply.text).toBe(422)
+        expect(reply.body.detail).toContainEqual(
+          expect.objectContaining({ loc, msg: expect.stringMatching(/^must be an http or https URL/) })
+        )
+        expect((yield* sandboxSends) - before).toBe(0)
+      }))
+  }
+
   it.effect("mark-read of a blank message_id is 422 at message_id without an upstream call", () =>
     Effect.gen(function*() {
       const s = yield* ctx
