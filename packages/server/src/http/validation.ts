@@ -58,7 +58,13 @@ export const validationResponse = (error: HttpApiError.HttpApiDecodeError) =>
     const url = new URL(request.url, "http://localhost")
     const endpoint = endpoints.find((e) => e.method === request.method && e.pattern.test(url.pathname))
     const pathParams = endpoint ? endpoint.pattern.exec(url.pathname)?.groups ?? {} : {}
-    const query = Object.fromEntries(url.searchParams)
+    // A parameter given more than once is the list of its values, as the decoder saw it (not the last one).
+    const query = Object.fromEntries(
+      [...new Set(url.searchParams.keys())].map((k) => {
+        const values = url.searchParams.getAll(k)
+        return [k, values.length > 1 ? values : values[0]]
+      })
+    )
     const contentType = (request.headers["content-type"] ?? "").trim()
     const bodyIsJson = /^application\/json\b/i.test(contentType)
     // Only a JSON body was read as text, which the request keeps; other bodies were

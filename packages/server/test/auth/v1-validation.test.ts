@@ -72,6 +72,16 @@ layer(AuthTestServer(), { timeout: 60_000 })("v1 request validation", (it) => {
       })
     }))
 
+  it.effect("a parameter given twice is 422 with both values as its input, not the last one alone", () =>
+    Effect.gen(function*() {
+      const { key } = yield* setup
+      const reply = yield* request("GET", "/platform/v1/webhooks/deliveries?limit=5&limit=6", { key })
+      expect(reply.status).toBe(422)
+      expect(reply.body.detail).toEqual([
+        { loc: ["query", "limit"], msg: "Expected string, actual [\"5\",\"6\"]", type: "value_error", input: ["5", "6"], ctx: {} }
+      ])
+    }))
+
   it.effect("decimal integers in a URL still decode: ?limit=007 is 7, a negative id is just not found", () =>
     Effect.gen(function*() {
       const { key } = yield* setup
