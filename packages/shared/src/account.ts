@@ -1,7 +1,7 @@
 import { HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
 import { Channel } from "./channel.js"
-import { Id, Label, NonEmptyString, Timestamp, optional, requestBody } from "./common.js"
+import { Id, Label, NonBlankString, Timestamp, optional, requestBody } from "./common.js"
 import { Plan } from "./limits.js"
 
 /** Roles of a team member: owner (everything), admin (everything but plan changes and owners), developer. */
@@ -146,9 +146,9 @@ export type DashboardChannel = typeof DashboardChannel.Type
 /** POST /platform/dashboard/channels/connect/chat: embedded-signup result. */
 export const ConnectChat = requestBody(
   Schema.Struct({
-    code: NonEmptyString,
-    phone_number_id: NonEmptyString,
-    waba_id: NonEmptyString,
+    code: NonBlankString,
+    phone_number_id: NonBlankString,
+    waba_id: NonBlankString,
     /** The number's two-step verification PIN for registration; a random one is set when omitted. */
     pin: optional(Schema.String.pipe(Schema.pattern(/^\d{6}$/, { message: () => "must be 6 digits" })))
   }),
@@ -159,10 +159,10 @@ export type ConnectChat = typeof ConnectChat.Type
 /** POST /platform/dashboard/channels/connect/social: OAuth code and the dialog's redirect_uri. */
 export const ConnectSocial = requestBody(
   Schema.Struct({
-    code: NonEmptyString,
-    redirect_uri: NonEmptyString,
+    code: NonBlankString,
+    redirect_uri: NonBlankString,
     /** Which Instagram account to connect when the login granted several; the first one Meta lists otherwise. */
-    social_id: optional(NonEmptyString)
+    social_id: optional(NonBlankString)
   }),
   "ConnectSocial"
 )

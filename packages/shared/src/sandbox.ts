@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { Id, type Issue, Label, maxChars, NonEmptyString, optional, requestBody } from "./common.js"
+import { Id, type Issue, Label, maxChars, NonBlankString, optional, requestBody } from "./common.js"
 
 /** The message types a WhatsApp user's message arrives as (`messages[].type` of Meta's webhook). */
 export const SANDBOX_CHAT_INBOUND_TYPES = [
@@ -32,7 +32,7 @@ export const SandboxInbound = requestBody(
     type: optional(SandboxInboundType),
     payload: optional(Schema.Unknown),
     profile_name: optional(Label(200)),
-    context_message_id: optional(NonEmptyString)
+    context_message_id: optional(NonBlankString)
   }).pipe(
     Schema.filter((b): Issue | undefined => {
       if (b.text === undefined && b.type === undefined) return { path: ["text"], message: "give text, or type and payload" }

@@ -88,6 +88,22 @@ layer(SandboxTestServer(), { timeout: 60_000 })("channel connect over the Upstre
       expect(yield* callCount).toBe(before)
     }))
 
+  it.effect.each([
+    { field: "code", body: { code: "  " }, social: false },
+    { field: "phone_number_id", body: { phone_number_id: "\t" }, social: false },
+    { field: "waba_id", body: { waba_id: " " }, social: false },
+    { field: "code", body: { code: " " }, social: true },
+    { field: "redirect_uri", body: { redirect_uri: "  " }, social: true }
+  ])("a blank $field is 422 before any upstream call", ({ body, field, social }) =>
+    Effect.gen(function*() {
+      const dev = yield* signup("blank")
+      const before = yield* callCount
+      const reply = yield* (social ? connectSocial(dev, body) : connectChat(dev, body))
+      expect(reply.status, reply.text).toBe(422)
+      expect(reply.body.detail).toMatchObject([{ loc: ["body", field], msg: "must not be empty or only whitespace" }])
+      expect(yield* callCount).toBe(before)
+    }))
+
   it.effect("an expired token during connect is a coded 502 naming the step and Meta's code, with no token anywhere, and nothing stored", () =>
     Effect.gen(function*() {
       const dev = yield* signup("expired")

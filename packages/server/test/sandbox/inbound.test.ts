@@ -108,7 +108,8 @@ layer(SandboxTestServer(), { timeout: 60_000 })("POST /platform/dashboard/sandbo
         [social, { type: "sticker", payload: { id: "1" } }, ["body", "type"], /social \(Instagram\) channel's users do not send sticker/],
         [social, { text: "a".repeat(1000) }, ["body", "text"], /at most 999 characters/],
         [chat, { text: "hi", profile_name: "  " }, ["body", "profile_name"], /only whitespace/],
-        [chat, { from: " ", text: "hi" }, ["body", "from"], /only whitespace/]
+        [chat, { from: " ", text: "hi" }, ["body", "from"], /only whitespace/],
+        [chat, { text: "hi", context_message_id: "  " }, ["body", "context_message_id"], /only whitespace/]
       ]
       for (const [channel_id, fields, loc, msg] of refused) {
         const reply = yield* inject(dev, { channel_id, from: "15550001111", ...fields })
