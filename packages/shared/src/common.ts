@@ -63,6 +63,10 @@ export const JsonObject = Schema.Record({ key: Schema.String, value: Schema.Unkn
 export const requestBody = <S extends Schema.Schema.Any>(schema: S, identifier: string): S =>
   schema.annotations({ identifier, parseOptions: { onExcessProperty: "error" } }) as S
 
+/** Marks a route's query string: a parameter it does not take is a 422 (SPEC §4: unknown input), not silently ignored. */
+export const queryParams = <S extends Schema.Schema.Any>(schema: S): S =>
+  schema.annotations({ parseOptions: { onExcessProperty: "error" } }) as S
+
 export type Issue = { readonly path: ReadonlyArray<PropertyKey>; readonly message: string }
 
 /** "exactly one of link | id", shared by media objects and media parameters. */

@@ -82,6 +82,19 @@ layer(AuthTestServer(), { timeout: 60_000 })("v1 request validation", (it) => {
       ])
     }))
 
+  it.effect.each([
+    ["/platform/v1/webhooks/deliveries?limt=5", "limt"],
+    ["/platform/v1/webhooks/subscriptions?limit=5&sort=asc", "sort"],
+    ["/platform/v1/channels?kind=chat", "kind"],
+    ["/platform/v1/webhooks/deliveries/1?include=full_envelope&expand=attempts", "expand"]
+  ] as const)("a query parameter the route does not take is 422 naming it (SPEC §4: unknown input), not ignored: %s", ([path, name]) =>
+    Effect.gen(function*() {
+      const { key } = yield* setup
+      const reply = yield* request("GET", path, { key })
+      expect(reply.status, reply.text).toBe(422)
+      expect(reply.body.detail).toEqual([expect.objectContaining({ loc: ["query", name], type: "extra_forbidden" })])
+    }))
+
   it.effect("decimal integers in a URL still decode: ?limit=007 is 7, a negative id is just not found", () =>
     Effect.gen(function*() {
       const { key } = yield* setup

@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Channel, ChannelType, InboundSwitch } from "../channel.js"
-import { optional } from "../common.js"
+import { optional, queryParams } from "../common.js"
 import { NotFound, wire } from "../errors.js"
 import { PathId } from "./path-id.js"
 import { ApiKeyAuth, CookieAllowed, InputGuard, RequiredScope } from "./security.js"
@@ -16,9 +16,9 @@ export const ChannelIdPath = Schema.Struct({ channel_id: PathId("The channel's i
 export class ChannelsGroup extends HttpApiGroup.make("channels")
   .add(
     HttpApiEndpoint.get("list", "/platform/v1/channels")
-      .setUrlParams(Schema.Struct({
+      .setUrlParams(queryParams(Schema.Struct({
         type: optional(Schema.Literal(...ChannelType.literals).annotations({ description: "Only channels of this kind: `chat` or `social`." }))
-      }))
+      })))
       .addSuccess(Schema.Array(Channel))
       .annotate(RequiredScope, "read:channels")
       .annotate(CookieAllowed, false)

@@ -1,6 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { optional } from "../common.js"
+import { optional, queryParams } from "../common.js"
 import { RateLimited, wire } from "../errors.js"
 import { EventId, EventType } from "../events.js"
 import { EVENT_STREAMS_PER_ACCOUNT, EVENT_STREAMS_RETRY_AFTER_SECONDS } from "../limits.js"
@@ -71,7 +71,7 @@ const LastEventIdHeader = Schema.String.pipe(Schema.filter((value) => value === 
 export class EventsGroup extends HttpApiGroup.make("events")
   .add(
     HttpApiEndpoint.get("stream", "/platform/v1/events/stream")
-      .setUrlParams(EventStreamQuery)
+      .setUrlParams(queryParams(EventStreamQuery))
       // Empty is no Last-Event-ID (an EventSource that has seen no id sends none); anything else is an event id.
       .setHeaders(Schema.Struct({
         "last-event-id": optional(LastEventIdHeader)

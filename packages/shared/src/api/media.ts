@@ -1,4 +1,5 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, Multipart, OpenApi } from "@effect/platform"
+import { queryParams } from "../common.js"
 import { Schema } from "effect"
 import { ChannelUnusable, ChatOnly, NotFound, SendUpstreamError, ValidationFailed, wire } from "../errors.js"
 import { MediaChannelQuery, MediaDeleteResult, MediaFromUrl, MediaUploadResult, MediaUrlResult } from "../media.js"
@@ -35,7 +36,7 @@ export class MediaGroup extends HttpApiGroup.make("media")
   .add(
     HttpApiEndpoint.get("url", "/platform/v1/media/:media_id/url")
       .setPath(MediaIdPath)
-      .setUrlParams(MediaChannelQuery)
+      .setUrlParams(queryParams(MediaChannelQuery))
       .addSuccess(MediaUrlResult)
       .addError(wire(NotFound))
       .addError(wire(ChatOnly))
@@ -47,7 +48,7 @@ export class MediaGroup extends HttpApiGroup.make("media")
   .add(
     HttpApiEndpoint.del("delete", "/platform/v1/media/:media_id")
       .setPath(MediaIdPath)
-      .setUrlParams(MediaChannelQuery)
+      .setUrlParams(queryParams(MediaChannelQuery))
       .addSuccess(MediaDeleteResult)
       .addError(wire(NotFound))
       .addError(wire(ChatOnly))

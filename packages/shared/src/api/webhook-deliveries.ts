@@ -1,4 +1,5 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { queryParams } from "../common.js"
 import { Schema } from "effect"
 import { DeliveryDetailQuery, DeliveryList, DeliveryListQuery, EventDelivery } from "../event-delivery.js"
 import { NotFound, StatusLocked, ValidationFailed, wire } from "../errors.js"
@@ -13,7 +14,7 @@ const base = "/platform/v1/webhooks/deliveries"
 export class DeliveriesGroup extends HttpApiGroup.make("deliveries")
   .add(
     HttpApiEndpoint.get("list", base)
-      .setUrlParams(DeliveryListQuery)
+      .setUrlParams(queryParams(DeliveryListQuery))
       .addSuccess(DeliveryList)
       .addError(wire(ValidationFailed))
       .annotate(OpenApi.Summary, "List deliveries, newest first")
@@ -27,7 +28,7 @@ export class DeliveriesGroup extends HttpApiGroup.make("deliveries")
     HttpApiEndpoint.get("get", `${base}/:delivery_id`)
       .annotate(OpenApi.Summary, "Get a delivery")
       .setPath(DeliveryPath)
-      .setUrlParams(DeliveryDetailQuery)
+      .setUrlParams(queryParams(DeliveryDetailQuery))
       .addSuccess(EventDelivery)
       .addError(wire(NotFound))
       .annotate(OpenApi.Description, "`include=full_envelope` adds the delivered envelope or batch.")

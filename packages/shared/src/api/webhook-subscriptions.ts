@@ -1,4 +1,5 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { queryParams } from "../common.js"
 import { Schema } from "effect"
 import { EventDelivery } from "../event-delivery.js"
 import { EventNotConfigured, NotFound, ValidationFailed, wire } from "../errors.js"
@@ -32,7 +33,7 @@ export class SubscriptionsGroup extends HttpApiGroup.make("subscriptions")
   )
   .add(
     HttpApiEndpoint.get("list", base)
-      .setUrlParams(ListQuery)
+      .setUrlParams(queryParams(ListQuery))
       .addSuccess(Page(WebhookSubscription))
       .addError(wire(ValidationFailed))
       .annotate(OpenApi.Summary, "List subscriptions, newest first")
@@ -88,7 +89,7 @@ export class SubscriptionsGroup extends HttpApiGroup.make("subscriptions")
     HttpApiEndpoint.post("test", `${base}/:sub_id/test`)
       .annotate(OpenApi.Summary, "Send a signed test event")
       .setPath(SubscriptionPath)
-      .setUrlParams(SubscriptionTestQuery)
+      .setUrlParams(queryParams(SubscriptionTestQuery))
       .addSuccess(EventDelivery)
       .addError(wire(NotFound))
       .addError(wire(EventNotConfigured))
