@@ -2,6 +2,7 @@ import { Migrator, SqlClient, SqlError } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { Context, Duration, Effect, Layer, Option, Redacted, type Scope } from "effect"
 import { AppConfig } from "../config.js"
+import { lockDataDir } from "./data-dir-lock.js"
 import { migrations } from "./migrations/index.js"
 import { makePgNotifications, PgNotifications } from "./notifications.js"
 import pg from "pg"
@@ -224,7 +225,7 @@ const seedCandidates = [
  * same `@effect/sql-pg` code path serves embedded and real Postgres.
  */
 export const embeddedConnection = (options: { readonly dataDir?: string | undefined }) =>
-  Effect.acquireRelease(
+  (options.dataDir === undefined ? Effect.void : lockDataDir(options.dataDir)).pipe(Effect.zipRight(Effect.acquireRelease(
     Effect.promise(async () => {
       const { PGlite } = await import("@electric-sql/pglite")
       const { PGLiteSocketServer } = await import("@electric-sql/pglite-socket")
@@ -248,7 +249,7 @@ export const embeddedConnection = (options: { readonly dataDir?: string | undefi
       await server.stop().catch(() => undefined)
       await db.close().catch(() => undefined)
     })
-  ).pipe(
+  ))).pipe(
     Effect.map(({ port }): Connection => ({ host: "127.0.0.1", port, database: "postgres", username: "postgres" }))
   )
 
