@@ -45,6 +45,8 @@ describe("exit codes", () => {
     ["two media sources", ["send", "media", "--channel", "7", "--to", "1", "--type", "image", "--id", "m", "--link", "https://x.test/a.png"], /exactly one of --link, --id or --file/],
     ["media upload with neither a path nor --url", ["media", "upload", "--channel", "7"], /^give the file to upload \(a path\) or --url <url>$|^Error: give the file to upload \(a path\) or --url <url>\n$/],
     ["media upload with a path and --url", ["media", "upload", "a.png", "--channel", "7", "--url", "https://x.test/a.png", "--mime-type", "image/png"], /give a file path or --url, not both/],
+    ["deliveries list --mode meta with --subscription", ["deliveries", "list", "--mode", "meta", "--subscription", "3"], /--subscription and --event-type filter normalized deliveries only/],
+    ["deliveries list --mode meta with --event-type", ["deliveries", "list", "--mode", "meta", "--event-type", "message.sent"], /--subscription and --event-type filter normalized deliveries only/],
     ["an update without fields", ["subscriptions", "update", "11"], /nothing to update/],
     ["channels inbound without --on or --off", ["channels", "inbound", "7"], /exactly one of --on or --off/],
     ["channels inbound with --on and --off", ["channels", "inbound", "7", "--on", "--off"], /exactly one of --on or --off/],

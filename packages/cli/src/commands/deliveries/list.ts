@@ -1,4 +1,5 @@
 import { Option } from "commander"
+import { usage } from "../../context.js"
 import { command, defined, int, type CommandFactory } from "../util.js"
 import { cursors, loadPages, moreHint, pageOptions } from "../pages.js"
 import { nativeColumns, rawColumns } from "./common.js"
@@ -14,6 +15,10 @@ export const deliveriesList: CommandFactory = (ctx) =>
       .option("--errors-only", "only failed deliveries")
       .option("--limit <n>", "page size (1..200)", int)
   ).action(async (o) => {
+    // Raw-forward rows belong to a channel, not to a subscription, and carry the upstream's payload, not an event type.
+    if (o.mode === "meta" && (o.subscription !== undefined || o.eventType !== undefined)) {
+      throw usage("--subscription and --event-type filter normalized deliveries only (--mode native); raw-forward (meta) rows have neither")
+    }
     const client = await ctx.client()
     const filters = defined({
       subscription_id: o.subscription as number | undefined,
