@@ -222,6 +222,19 @@ describe("commands", () => {
     expect(ran.stdout).toMatch(/^ID/)
   })
 
+  it("sandbox inbound on a channel whose inbound is switched off says the platform dropped the message and how to switch it on", async () => {
+    api.on("post", "/platform/dashboard/login", { json: { user: {} }, headers: { "set-cookie": "access_token_dev=sess123; Path=/; HttpOnly" } })
+    api.on("post", "/platform/dashboard/sandbox/inbound", { status: 202, json: { message_id: "wamid.X1", inbound_enabled: false } })
+    const ran = await cli(["sandbox", "inbound", "--channel", "7", "--from", "15550001111", "--text", "hi"], {
+      env: { PLATFORM_DASHBOARD_EMAIL: "dev@example.com", PLATFORM_DASHBOARD_PASSWORD: "s3cret-pass" }
+    })
+    expect(ran.code).toBe(0)
+    expect(ran.stdout).toBe("✓ Injected an inbound text message from 15550001111 on channel 7 (wamid.X1)\n")
+    expect(ran.stderr).toBe(
+      "Channel 7 has inbound switched off, so the platform dropped it: no message, no message.received. Switch it on with `platform channels inbound 7 --on`.\n"
+    )
+  })
+
   it("sandbox inbound signs in to the dashboard and posts the message with the session cookie", async () => {
     api.on("post", "/platform/dashboard/login", { json: { user: {} }, headers: { "set-cookie": "access_token_dev=sess123; Path=/; HttpOnly" } })
     api.on("post", "/platform/dashboard/sandbox/inbound", { json: { status: "ok" } })

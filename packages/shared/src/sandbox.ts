@@ -64,8 +64,17 @@ export const SandboxInbound = requestBody(
 )
 export type SandboxInbound = typeof SandboxInbound.Type
 
-/** 202 of the sandbox inbound route: the upstream-style id of the injected message (`wamid.…` or `m_…`). */
-export const SandboxInboundAccepted = Schema.Struct({ message_id: Schema.String }).annotations({
+/**
+ * 202 of the sandbox inbound route: the upstream-style id of the injected message (`wamid.…` or `m_…`),
+ * and whether the channel processes inbound traffic: with its kill-switch off the platform drops the
+ * message (no message row, no message.received), as it would a real one.
+ */
+export const SandboxInboundAccepted = Schema.Struct({
+  message_id: Schema.String,
+  inbound_enabled: Schema.Boolean.annotations({
+    description: "false: the channel's inbound is switched off (PATCH /platform/v1/channels/{id}/inbound), so the message was dropped."
+  })
+}).annotations({
   identifier: "SandboxInboundAccepted"
 })
 export type SandboxInboundAccepted = typeof SandboxInboundAccepted.Type

@@ -52,6 +52,7 @@ interface ChannelRow {
   readonly waba_id: string | null
   readonly display_phone_number: string | null
   readonly social_id: string | null
+  readonly inbound_enabled: boolean
 }
 
 /**
@@ -71,7 +72,7 @@ export class SandboxInbound extends Effect.Service<SandboxInbound>()("@platform/
         return yield* new NotFound({ message: "the sandbox upstream is not enabled on this server (UPSTREAM=meta)" })
       }
       const [row] = yield* sql<ChannelRow>`
-        select type, phone_number_id, waba_id, display_phone_number, social_id from platform_channels
+        select type, phone_number_id, waba_id, display_phone_number, social_id, inbound_enabled from platform_channels
         where id = ${input.channel_id} and developer_account_id = ${accountId} and status = 'connected'`.pipe(Effect.orDie)
       if (row === undefined) return yield* new NotFound({ message: "channel not found" })
       const invalid = kindIssue(row.type, input)
@@ -105,7 +106,7 @@ export class SandboxInbound extends Effect.Service<SandboxInbound>()("@platform/
           message: `sandbox inbound not accepted: /webhook/incoming answered HTTP ${injected.status}`
         })
       }
-      return { message_id: injected.message_id } satisfies SandboxInboundAccepted
+      return { message_id: injected.message_id, inbound_enabled: row.inbound_enabled } satisfies SandboxInboundAccepted
     })
 
     return { inject } as const

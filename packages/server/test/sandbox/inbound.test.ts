@@ -13,7 +13,7 @@ layer(SandboxTestServer(), { timeout: 60_000 })("POST /platform/dashboard/sandbo
       const state = yield* SandboxState
       const reply = yield* inject(dev, { channel_id: channel.body.channel_id, from: "15551234567", text: "hello from the sandbox", profile_name: "Ada" })
       expect(reply.status, reply.text).toBe(202)
-      expect(reply.body).toEqual({ message_id: expect.stringMatching(/^wamid\./) })
+      expect(reply.body).toEqual({ message_id: expect.stringMatching(/^wamid\./), inbound_enabled: true })
       const row = yield* inboundRow(channel.body.channel_id, reply.body.message_id)
       expect(row).toMatchObject({ direction: "inbound", source: "contact", type: "text", text: "hello from the sandbox", developer_account_id: dev.accountId })
       const event = yield* receivedEvent(channel.body.channel_id, reply.body.message_id)
@@ -21,6 +21,17 @@ layer(SandboxTestServer(), { timeout: 60_000 })("POST /platform/dashboard/sandbo
       expect(event.envelope.data).toMatchObject({ direction: "inbound", type: "text", text: "hello from the sandbox" })
       // Meta's shape: the WABA the channel was connected with, the number's metadata.
       expect(state.lineOf(channel.body.phone_number_id).waba_id).toBe(channel.body.waba_id)
+    }))
+
+  it.effect("on a channel whose inbound is switched off the answer says inbound_enabled false (the platform drops the message)", () =>
+    Effect.gen(function*() {
+      const dev = yield* signup("inbound-off")
+      const channel = yield* connectChat(dev)
+      const off = yield* request("PATCH", `/platform/v1/channels/${channel.body.channel_id}/inbound`, { cookie: dev.cookie, body: { enabled: false } })
+      expect(off.status, off.text).toBe(200)
+      const reply = yield* inject(dev, { channel_id: channel.body.channel_id, from: "15551234569", text: "nobody listens" })
+      expect(reply.status, reply.text).toBe(202)
+      expect(reply.body).toEqual({ message_id: expect.stringMatching(/^wamid\./), inbound_enabled: false })
     }))
 
   it.effect("a typed chat inbound (type + payload) is stored with its type", () =>

@@ -40,7 +40,7 @@ export const sandboxInbound: CommandFactory = (ctx) =>
       if (cookie === "") throw new CliError("Dashboard login answered without a session cookie.")
       const body = { channel_id: o.channel as number, from: o.from as string, ...(o.text !== undefined ? { text: o.text as string } : { type: o.type as string, payload: o.payload ?? {} }) }
       const result = await dashboard
-        .request<{ message_id?: unknown }>({ method: "POST", path: "/platform/dashboard/sandbox/inbound", body }, { headers: { ...headers, cookie }, ...signal })
+        .request<{ message_id?: unknown; inbound_enabled?: unknown }>({ method: "POST", path: "/platform/dashboard/sandbox/inbound", body }, { headers: { ...headers, cookie }, ...signal })
         .catch((error: unknown) => {
           if (error instanceof AuthenticationError) throw new CliError(`The dashboard session was refused: ${error.message}`, ExitCode.auth)
           if (!(error instanceof NotFoundError)) throw error
@@ -51,10 +51,17 @@ export const sandboxInbound: CommandFactory = (ctx) =>
           )
         })
       const messageId = result.message_id
-      ctx.out.result(result, () =>
+      ctx.out.result(result, () => {
         ctx.out.line(
           `${ctx.out.c.green("✓")} Injected an inbound ${o.type ?? "text"} message from ${o.from as string} on channel ${o.channel as number}${
             typeof messageId === "string" ? ` (${messageId})` : ""
           }`
-        ))
+        )
+        if (result.inbound_enabled === false) {
+          ctx.out.info(ctx.out.ce.yellow(
+            `Channel ${o.channel as number} has inbound switched off, so the platform dropped it: no message, no message.received. ` +
+              `Switch it on with \`platform channels inbound ${o.channel as number} --on\`.`
+          ))
+        }
+      })
     })
