@@ -1,4 +1,5 @@
 import { Platform } from "@platform/sdk"
+import type { Command } from "commander"
 import { chmod, mkdir, readFile, rename, writeFile } from "node:fs/promises"
 import { homedir } from "node:os"
 import { dirname, join } from "node:path"
@@ -63,6 +64,8 @@ export const DEFAULT_BASE_URL = "http://localhost:8080"
 /** Settings resolved with the precedence flag > env > profile file > default, plus the client and output built from them. */
 export class Context {
   flags: GlobalFlags = {}
+  /** The command whose action runs (set before it runs), so errors can name its flags. */
+  command: Command | undefined
   #config: ConfigFile | undefined
   #output: Output | undefined
   #client: Platform | undefined

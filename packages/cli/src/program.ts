@@ -23,6 +23,7 @@ import { markRead } from "./commands/messages/mark-read.js"
 import { sandbox } from "./commands/sandbox/index.js"
 import { send } from "./commands/send/index.js"
 import { subscriptions } from "./commands/subscriptions/index.js"
+import { issueLocation } from "./issue-flags.js"
 import { CliError, Context, ExitCode, usage, type GlobalFlags, type RunIO } from "./context.js"
 
 export type { RunIO } from "./context.js"
@@ -67,6 +68,7 @@ export const buildProgram = (ctx: Context): Command => {
       color: o.color !== false
     }
     ctx.flags = flags
+    ctx.command = action
   })
   each(program, (c) =>
     c
@@ -109,7 +111,7 @@ const report = (ctx: Context, error: unknown): number => {
       return emit(ExitCode.auth, `${error.message}. Check --api-key / PLATFORM_API_KEY or run \`platform login\`.`, requestId, json)
     }
     if (error instanceof ValidationError && error.detail.length > 0) {
-      const lines = error.detail.map((d) => `${e.bold(d.loc.join("."))}: ${d.msg}`)
+      const lines = error.detail.map((d) => `${e.bold(issueLocation(d, ctx.command))}: ${d.msg}`)
       return emit(ExitCode.failure, "the request is invalid (422):", [...lines, ...requestId], json)
     }
     if (error instanceof PermissionDeniedError && error.requiredScope) {

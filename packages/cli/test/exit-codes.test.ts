@@ -36,6 +36,32 @@ describe("exit codes", () => {
     expect(JSON.parse(ran.stderr)).toMatchObject({ error: { exit_code: 1, status: 422, code: "validation_error", body: { detail: [issue] } } })
   })
 
+  it("a 422 on a query parameter names the flag the user typed (--events value 2), not the API's query.event_types.1", async () => {
+    const bad = { loc: ["query", "event_types", 1], msg: 'Expected a known event type, actual "mesage.sent"', type: "value_error", input: "message.read,mesage.sent", ctx: {} }
+    api.on("get", "/platform/v1/events/stream", { status: 422, json: { detail: [bad] } })
+    const tail = await cli(["events", "tail", "--events", "message.read,mesage.sent"])
+    expect(tail.code).toBe(1)
+    expect(tail.stderr).toContain('--events value 2: Expected a known event type, actual "mesage.sent"')
+    expect(tail.stderr).not.toContain("query.event_types")
+    const forwarding = await cli(["listen", "--forward-to", "http://127.0.0.1:9/hook", "--events", "message.read,mesage.sent", "--secret", "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"])
+    expect(forwarding.code).toBe(1)
+    expect(forwarding.stderr).toContain("--events value 2: Expected a known event type")
+    // The machine-readable body stays the server's.
+    const json = await cli(["events", "tail", "--events", "message.read,mesage.sent", "--json"])
+    expect(JSON.parse(json.stderr)).toMatchObject({ error: { status: 422, body: { detail: [bad] } } })
+  })
+
+  it("a 422 on a query parameter the command has no flag for keeps the API's location", async () => {
+    const limit = { loc: ["query", "limit"], msg: "Expected at most 200", type: "value_error", input: "500", ctx: {} }
+    api.on("get", "/platform/v1/webhooks/deliveries", { status: 422, json: { detail: [limit] } })
+    expect((await cli(["deliveries", "list", "--limit", "500"])).stderr).toContain("--limit: Expected at most 200")
+    const include = { loc: ["query", "include"], msg: 'Expected "full_envelope"', type: "value_error", input: "x", ctx: {} }
+    api.on("get", "/platform/v1/webhooks/deliveries/5", { status: 422, json: { detail: [include] } })
+    const got = await cli(["deliveries", "get", "5", "--full-envelope"])
+    expect(got.code).toBe(1)
+    expect(got.stderr).toContain('query.include: Expected "full_envelope"')
+  })
+
   const usageErrors = [
     ["an unknown command", ["sned"], /unknown command 'sned'/],
     ["an unknown option", ["channels", "list", "--bogus"], /unknown option '--bogus'/],
