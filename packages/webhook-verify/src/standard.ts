@@ -36,6 +36,19 @@ export interface VerifyStandardOptions {
   readonly now?: Date
 }
 
+/** The current time in unix seconds; a `now` that is not a valid Date throws, as every timestamp would otherwise pass the window. */
+function nowSeconds(now: unknown, fn: string): number {
+  if (now === undefined) return Math.floor(Date.now() / 1000)
+  const ms = now instanceof Date ? now.getTime() : Number.NaN
+  if (!Number.isFinite(ms)) {
+    throw misuse(
+      `${fn}() needs now as a valid Date but got ${now instanceof Date ? "an invalid Date" : typeof now}; ` +
+        "leave it out to use the current time"
+    )
+  }
+  return Math.floor(ms / 1000)
+}
+
 /** Core of `verifyStandard`, synchronous whenever the crypto backend is. */
 export function verifyStandardSignature(
   secrets: Secrets,
@@ -57,7 +70,7 @@ export function verifyStandardSignature(
     return failure("invalid_timestamp", "the webhook-timestamp header must be unix seconds")
   }
   const timestamp = Number(timestampHeader)
-  const now = Math.floor((options.now ?? new Date()).getTime() / 1000)
+  const now = nowSeconds(options.now, fn)
   if (now - timestamp > tolerance) {
     return failure("timestamp_too_old", `the webhook-timestamp is more than ${tolerance} s in the past (replay, or a wrong clock)`)
   }

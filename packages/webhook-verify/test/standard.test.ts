@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { verifyStandard } from "../src/index.js"
+import { verifyStandard, type VerifyStandardOptions } from "../src/index.js"
 import { signStandard } from "../src/testing.js"
 import { backends, OTHER_SECRET, SECRET, useBackend } from "./helpers.js"
 
@@ -30,6 +30,11 @@ describe.each(backends)("verifyStandard() with the %s backend", (_name, backend)
     for (const [headers, tolerance, ok] of [[past, 10, false], [past, 30, true], [future, 10, false], [future, 30, true]] as const) {
       expect((await verifyStandard(SECRET, body, headers, { now: at(T), toleranceSeconds: tolerance })).ok).toBe(ok)
     }
+  })
+
+  it("never accepts a replayed delivery because now is an invalid Date: it throws instead", async () => {
+    const replayed = await signStandard(SECRET, body, { id: "evt_1", timestamp: T - 86_400 })
+    await expect(verifyStandard(SECRET, body, replayed, { now: new Date("not a date") })).rejects.toThrow(/now as a valid Date/)
   })
 
   it("uses the current time when now is not given", async () => {
@@ -104,11 +109,13 @@ describe("verifyStandard() misuse", () => {
     ["a secret whose base64 part is invalid", "whsec_not base64!", body, headers, {}, /whsec_<base64>/],
     ["a secret with nothing after whsec_", "whsec_", body, headers, {}, /whsec_<base64>/],
     ["a negative tolerance", SECRET, body, headers, { toleranceSeconds: -1 }, /toleranceSeconds/],
+    ["an invalid Date as now (new Date(undefined))", SECRET, body, headers, { now: new Date(Number.NaN) }, /now as a valid Date but got an invalid Date/],
+    ["now as milliseconds instead of a Date", SECRET, body, headers, { now: T * 1000 }, /now as a valid Date but got number/],
     ["a parsed-object body", SECRET, { text: "hi" }, headers, {}, /already-parsed/],
     ["missing headers", SECRET, body, undefined, {}, /needs the request headers/],
     ["whitespace in the secret", `${SECRET} `, body, headers, {}, /whitespace/]
   ])("throws a package-prefixed TypeError for %s", async (_case, secret, rawBody, hdrs, options, message) => {
-    const call = verifyStandard(secret, rawBody as string, hdrs as Record<string, string>, options)
+    const call = verifyStandard(secret, rawBody as string, hdrs as Record<string, string>, options as VerifyStandardOptions)
     await expect(call).rejects.toThrow(TypeError)
     await expect(call).rejects.toThrow(/^@platform\/webhook-verify: /)
     await expect(call).rejects.toThrow(message)
