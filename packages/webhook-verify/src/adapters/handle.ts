@@ -1,3 +1,4 @@
+import { standardKey } from "../crypto.js"
 import { failure, misuse, type RawBody, type VerifyFailure } from "../errors.js"
 import type { UnknownWebhookEvent, WebhookEvent } from "../events.js"
 import { getHeader, type HeadersLike } from "../headers.js"
@@ -64,6 +65,8 @@ export function resolveOptions(options: WebhookHandlerOptions, fn: string): Reso
   if (typeof toleranceSeconds !== "number" || !(toleranceSeconds >= 0)) {
     throw misuse(`${fn}() toleranceSeconds must be a number of seconds >= 0, got ${shown(toleranceSeconds)}`)
   }
+  // The standard scheme keys with the base64 after whsec_: a secret that is not one would answer every delivery 500.
+  if (scheme === "standard") for (const secret of typeof secrets === "string" ? [secrets] : secrets) standardKey(secret, fn)
   return { secrets, onEvent: options.onEvent, onUnknownEvent: options.onUnknownEvent, scheme, toleranceSeconds, maxBodyBytes }
 }
 

@@ -136,6 +136,8 @@ describe("createNodeHandler() misuse", () => {
     ["a maxBodyBytes given as a string (no limit would hold)", { secret: SECRET, onEvent: () => {}, maxBodyBytes: "10mb" }, /maxBodyBytes must be a positive number of bytes, got "10mb"/],
     ["a maxBodyBytes of NaN", { secret: SECRET, onEvent: () => {}, maxBodyBytes: Number("x") }, /maxBodyBytes must be a positive number of bytes, got NaN/],
     ["a negative toleranceSeconds (every standard delivery would answer 500)", { secret: SECRET, onEvent: () => {}, scheme: "standard", toleranceSeconds: -1 }, /toleranceSeconds must be a number of seconds >= 0, got -1/],
+    ["a standard-scheme secret that is not whsec_<base64> (every delivery would answer 500)", { secret: "my-webhook-secret", onEvent: () => {}, scheme: "standard" }, /createNodeHandler\(\) needs a Standard Webhooks secret of the form whsec_<base64>/],
+    ["a standard-scheme rotation list with one such secret", { secret: [SECRET, "whsec_"], onEvent: () => {}, scheme: "standard" }, /createNodeHandler\(\) needs a Standard Webhooks secret/],
     ["a toleranceSeconds given as a string", { secret: SECRET, onEvent: () => {}, scheme: "standard", toleranceSeconds: "300" }, /toleranceSeconds must be a number of seconds >= 0, got "300"/]
   ])("throws a package-prefixed TypeError at construction for %s", (_case, opts, message) => {
     expect(() => createNodeHandler(opts as NodeHandlerOptions)).toThrow(TypeError)
