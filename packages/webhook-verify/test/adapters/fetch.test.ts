@@ -111,6 +111,24 @@ describe.each(backends)("createFetchHandler() with Fetch Request objects and the
     expect(received).toEqual([])
   })
 
+  it.each([
+    ["read by request.json()", (r: Request) => r.json()],
+    ["read by request.text()", (r: Request) => r.text()],
+    ["locked by another reader", (r: Request) => r.body!.getReader()]
+  ])("answers 500 without rejecting and tells onError why, when the body was already %s", async (_case, consume) => {
+    const onError = vi.fn()
+    const body = JSON.stringify(envelope("message.sent"))
+    const used = request(body, await signedHeaders(SECRET, body))
+    await consume(used)
+    const response = await handlerWith({ onError })(used)
+    expect(response.status).toBe(500)
+    expect(await response.json()).toEqual({ error: "handler_failed" })
+    expect(onError).toHaveBeenCalledTimes(1)
+    expect(onError.mock.calls[0]![0]).toBeInstanceOf(TypeError)
+    expect(String(onError.mock.calls[0]![0])).toMatch(/@platform\/webhook-verify: the request body was already read .*pass the untouched Request/)
+    expect(received).toEqual([])
+  })
+
   it("answers 500 and calls onError when onEvent rejects", async () => {
     const onError = vi.fn()
     const body = JSON.stringify(envelope("message.sent"))
