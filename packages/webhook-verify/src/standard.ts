@@ -49,6 +49,17 @@ function nowSeconds(now: unknown, fn: string): number {
   return Math.floor(ms / 1000)
 }
 
+/** The missing_headers failure, naming the absent headers, and the other scheme when only `X-Platform-Signature` came (raw-forward deliveries carry nothing else). */
+function missingHeaders(headers: HeadersLike, found: Readonly<Record<string, string | undefined>>): VerifyFailure<"missing_headers"> {
+  const missing = Object.keys(found).filter((name) => !found[name])
+  const platformOnly = missing.length === 3 && !!getHeader(headers, "x-platform-signature")
+  return failure(
+    "missing_headers",
+    `the ${missing.join(", ")} header${missing.length === 1 ? " is" : "s are"} missing (webhook-id, webhook-timestamp and webhook-signature are all required)` +
+      (platformOnly ? "; the delivery carries only X-Platform-Signature, as raw-forward deliveries do: check it with verifyRawForward() or verify()" : "")
+  )
+}
+
 /** Core of `verifyStandard`, synchronous whenever the crypto backend is. */
 export function verifyStandardSignature(
   secrets: Secrets,
@@ -63,9 +74,7 @@ export function verifyStandardSignature(
   const id = getHeader(headers, "webhook-id")
   const timestampHeader = getHeader(headers, "webhook-timestamp")
   const signatureHeader = getHeader(headers, "webhook-signature")
-  if (!id || !timestampHeader || !signatureHeader) {
-    return failure("missing_headers", "the webhook-id, webhook-timestamp and webhook-signature headers are all required")
-  }
+  if (!id || !timestampHeader || !signatureHeader) return missingHeaders(headers, { "webhook-id": id, "webhook-timestamp": timestampHeader, "webhook-signature": signatureHeader })
   if (!/^\d{1,15}$/.test(timestampHeader)) {
     return failure("invalid_timestamp", "the webhook-timestamp header must be unix seconds")
   }

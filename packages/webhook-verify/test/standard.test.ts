@@ -49,7 +49,14 @@ describe.each(backends)("verifyStandard() with the %s backend", (_name, backend)
   ])("reports missing_headers without %s", async (name) => {
     const headers: Record<string, string> = { ...(await signStandard(SECRET, body, { timestamp: T })) }
     delete headers[name]
-    expect(await verifyStandard(SECRET, body, headers, { now: at(T) })).toMatchObject({ ok: false, reason: "missing_headers" })
+    const result = await verifyStandard(SECRET, body, headers, { now: at(T) })
+    expect(result).toMatchObject({ ok: false, reason: "missing_headers", message: expect.stringMatching(new RegExp(`^the ${name} header is missing`)) })
+  })
+
+  it("says a delivery with only X-Platform-Signature (a raw forward) is checked with verifyRawForward() or verify()", async () => {
+    const result = await verifyStandard(SECRET, body, { "x-platform-signature": `sha256=${"0".repeat(64)}` }, { now: at(T) })
+    expect(result).toMatchObject({ ok: false, reason: "missing_headers" })
+    expect(result.ok ? "" : result.message).toMatch(/webhook-id, webhook-timestamp, webhook-signature headers are missing .*only X-Platform-Signature.*verifyRawForward\(\) or verify\(\)/)
   })
 
   it.each([["not-a-number"], ["1736937000.5"], ["-1736937000"], ["1e9"]])("reports invalid_timestamp for %s", async (timestamp) => {
