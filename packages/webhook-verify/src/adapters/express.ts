@@ -1,6 +1,6 @@
 import { misuse } from "../errors.js"
 import type { HeadersLike } from "../headers.js"
-import { handleDelivery, METHOD_NOT_ALLOWED, resolveOptions, TOO_LARGE, type HandlerReply, type WebhookHandlerOptions } from "./handle.js"
+import { handleDelivery, METHOD_NOT_ALLOWED, resolveOptions, TOO_LARGE, unreadDefault, type HandlerReply, type WebhookHandlerOptions } from "./handle.js"
 import { readBody, writeReply, type NodeResponseLike } from "./node.js"
 
 /** The parts of an Express request the middleware uses. */
@@ -10,12 +10,6 @@ export interface ExpressRequestLike extends AsyncIterable<Uint8Array | string> {
   readonly body?: unknown
   /** Set by body-parser once it has read the body. */
   readonly _body?: unknown
-}
-
-/** Whether req.body is only body-parser 1.x's (Express 4) default `{}`: set before any parser looked at the type, the stream unread. */
-function unreadDefault(request: ExpressRequestLike): boolean {
-  const body = request.body
-  return request._body !== true && typeof body === "object" && body !== null && Object.getPrototypeOf(body) === Object.prototype && Object.keys(body).length === 0
 }
 
 /** Express's `next` callback. */

@@ -99,6 +99,12 @@ export const INCOMPLETE_BODY: HandlerReply = reject(
   failure("incomplete_body", "the request body broke off before its end (the client aborted or the connection failed)")
 )
 
+/** Whether req.body is only body-parser 1.x's (Express 4) default `{}`: set before any parser looked at the type, the stream unread. */
+export function unreadDefault(request: { readonly body?: unknown; readonly _body?: unknown }): boolean {
+  const body = request.body
+  return request._body !== true && typeof body === "object" && body !== null && Object.getPrototypeOf(body) === Object.prototype && Object.keys(body).length === 0
+}
+
 /** Verifies, parses and dispatches one delivery; rejects only when `onEvent` throws. */
 export async function handleDelivery(options: ResolvedOptions, headers: HeadersLike, rawBody: RawBody): Promise<HandlerReply> {
   const verified =

@@ -144,6 +144,38 @@ describe("createNodeHandler() misuse", () => {
     expect(() => createNodeHandler(opts as NodeHandlerOptions)).toThrow(message)
   })
 
+  const parsedRequest = (body: string, headers: Record<string, string>, parsed: unknown) =>
+    // What Next.js API routes hand over with their default bodyParser: the stream read, req.body the parsed JSON.
+    Object.assign((async function* () {})(), { method: "POST", headers, body: parsed })
+
+  it("answers 500 and tells onError the body was already parsed, when a framework set req.body to an object", async () => {
+    const onError = vi.fn()
+    const onEvent = vi.fn()
+    const handler = createNodeHandler({ secret: SECRET, onEvent, onError })
+    const body = JSON.stringify(envelope("message.read"))
+    const response = { statusCode: 0, setHeader: vi.fn(), end: vi.fn() }
+    await handler(parsedRequest(body, await signedHeaders(SECRET, body), JSON.parse(body)), response)
+    expect(response.statusCode).toBe(500)
+    expect(response.end).toHaveBeenCalledWith(JSON.stringify({ error: "handler_failed" }))
+    expect(onEvent).not.toHaveBeenCalled()
+    expect(onError).toHaveBeenCalledTimes(1)
+    expect(onError.mock.calls[0]![0]).toBeInstanceOf(TypeError)
+    expect(String(onError.mock.calls[0]![0])).toMatch(/@platform\/webhook-verify: req.body was already parsed .*bodyParser: false/)
+  })
+
+  it.each([
+    ["a string", (body: string) => body],
+    ["a Buffer", (body: string) => Buffer.from(body)]
+  ])("verifies a body a framework left as %s in req.body", async (_case, given) => {
+    const onEvent = vi.fn()
+    const handler = createNodeHandler({ secret: SECRET, onEvent })
+    const body = JSON.stringify(envelope("message.read"))
+    const response = { statusCode: 0, setHeader: vi.fn(), end: vi.fn() }
+    await handler(parsedRequest(body, await signedHeaders(SECRET, body), given(body)), response)
+    expect(response.statusCode).toBe(204)
+    expect(onEvent).toHaveBeenCalledTimes(1)
+  })
+
   it("logs onEvent errors with console.error by default", async () => {
     const spy = vi.spyOn(console, "error").mockImplementation(() => {})
     const handler = createNodeHandler({ secret: SECRET, onEvent: () => Promise.reject(new Error("boom")) })
