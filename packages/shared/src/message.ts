@@ -99,13 +99,13 @@ export const BodyParameter = Schema.Union(TextParameter, CurrencyParameter, Date
 
 export const RuntimeHeaderComponent = Schema.Struct({
   type: Schema.Literal("header"),
-  parameters: Schema.Array(HeaderParameter)
+  parameters: Schema.Array(HeaderParameter).annotations({ message: () => "must be a list of header parameters" })
 })
 
 /** Body parameters: all carry parameter_name (NAMED template) or none does. */
 export const RuntimeBodyComponent = Schema.Struct({
   type: Schema.Literal("body"),
-  parameters: Schema.Array(BodyParameter).pipe(
+  parameters: Schema.Array(BodyParameter).annotations({ message: () => "must be a list of body parameters" }).pipe(
     Schema.filter((ps): Issue | undefined => {
       const named = ps.filter((p) => p.type === "text" && p.parameter_name !== undefined).length
       if (named === 0 || named === ps.length) return undefined
@@ -120,32 +120,49 @@ export const RuntimeBodyComponent = Schema.Struct({
 
 /** Button index: an integer is accepted and decoded to its string form. */
 export const ButtonIndex = Schema.transform(
-  Schema.Union(Schema.String.pipe(Schema.pattern(/^\d+$/)), Schema.NonNegativeInt),
+  Schema.Union(Schema.String, Schema.Number).pipe(
+    Schema.filter(
+      (i) => (typeof i === "string" ? /^\d+$/.test(i) : Number.isSafeInteger(i) && i >= 0) ||
+        "must be a non-negative integer or its decimal string form"
+    )
+  ),
   Schema.String,
   { strict: true, decode: (i) => String(i), encode: (s) => s }
 )
 
-const one = <A, I>(parameter: Schema.Schema<A, I>, what: string) =>
-  Schema.Array(parameter).pipe(Schema.itemsCount(1, { message: () => `exactly one ${what} parameter is required` }))
+/** The parameter kind each button sub_type takes (SPEC §4.1: exactly one). */
+const BUTTON_PARAMETER_KIND = { quick_reply: "payload", url: "text", copy_code: "coupon_code" } as const
 
-const buttonComponent = <K extends string, P extends Schema.Schema.Any>(sub_type: K, parameters: P) =>
-  Schema.Struct({
-    type: Schema.Literal("button"),
-    sub_type: Schema.Literal(sub_type),
-    index: ButtonIndex,
-    parameters
+export const ButtonSubType = Schema.Literal("quick_reply", "url", "copy_code")
+
+/**
+ * One struct for every button, keyed on `type` alone: with one union member per
+ * sub_type, the union also discriminated on `sub_type`, so a broken header or body
+ * component was additionally reported as "sub_type is missing", and a url button as
+ * a failed quick_reply one. The sub_type/parameter pairing is checked after decoding.
+ */
+export const RuntimeButtonComponent = Schema.Struct({
+  type: Schema.Literal("button"),
+  sub_type: ButtonSubType,
+  index: ButtonIndex,
+  parameters: Schema.Array(Schema.Union(PayloadParameter, TextParameter, CouponCodeParameter))
+}).pipe(
+  Schema.filter((c): Issue | undefined => {
+    const kind = BUTTON_PARAMETER_KIND[c.sub_type]
+    if (c.parameters.length !== 1) {
+      return { path: ["parameters"], message: `a ${c.sub_type} button takes exactly one ${kind} parameter` }
+    }
+    const given = c.parameters[0]!.type
+    return given === kind
+      ? undefined
+      : { path: ["parameters", 0, "type"], message: `a ${c.sub_type} button takes a ${kind} parameter, not ${given}` }
   })
-
-export const RuntimeButtonComponent = Schema.Union(
-  buttonComponent("quick_reply", one(PayloadParameter, "payload")),
-  buttonComponent("url", one(TextParameter, "text")),
-  buttonComponent("copy_code", one(CouponCodeParameter, "coupon_code"))
 )
 
 export const RuntimeCardComponent = Schema.Union(
   RuntimeHeaderComponent,
   RuntimeBodyComponent,
-  ...RuntimeButtonComponent.members
+  RuntimeButtonComponent
 )
 
 export const RuntimeCarouselComponent = Schema.Struct({
@@ -162,7 +179,7 @@ export const RuntimeCarouselComponent = Schema.Struct({
 export const RuntimeComponent = Schema.Union(
   RuntimeHeaderComponent,
   RuntimeBodyComponent,
-  ...RuntimeButtonComponent.members,
+  RuntimeButtonComponent,
   RuntimeCarouselComponent
 ).annotations({ identifier: "RuntimeComponent" })
 export type RuntimeComponent = typeof RuntimeComponent.Type

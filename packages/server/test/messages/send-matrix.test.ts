@@ -158,6 +158,48 @@ layer(MessagingTestServer(), { timeout: 120_000, excludeTestServices: true })("P
       }))
   }
 
+  // A 422 names what is wrong and nothing else: components are told apart by `type` first,
+  // so a broken header or body is not also "sub_type is missing" (only buttons have one).
+  const text = (value?: string) => (value === undefined ? { type: "text" } : { type: "text", text: value })
+  const COMPONENTS: ReadonlyArray<readonly [string, ReadonlyArray<unknown>, ReadonlyArray<readonly [ReadonlyArray<string | number>, string]>]> = [
+    ["a body text parameter without text", [{ type: "body", parameters: [text()] }], [[["body", "components", 0, "parameters", 0, "text"], "is missing"]]],
+    ["a header text parameter without text", [{ type: "header", parameters: [text()] }], [[["body", "components", 0, "parameters", 0, "text"], "is missing"]]],
+    ["header parameters that are not a list", [{ type: "header", parameters: "x" }], [[["body", "components", 0, "parameters"], "must be a list of header parameters"]]],
+    ["a component of an unknown type", [{ type: "footer" }], [[["body", "components", 0, "type"], "Expected \"header\" | \"body\" | \"button\" | \"carousel\", actual \"footer\""]]],
+    [
+      "a broken body inside a carousel card",
+      [{ type: "carousel", cards: [{ card_index: 0, components: [{ type: "body", parameters: [text()] }] }, { card_index: 1, components: [] }] }],
+      [[["body", "components", 0, "cards", 0, "components", 0, "parameters", 0, "text"], "is missing"]]
+    ],
+    ["a button without sub_type", [{ type: "button", index: 0, parameters: [text("x")] }], [[["body", "components", 0, "sub_type"], "is missing"]]],
+    [
+      "a url button given a payload parameter",
+      [{ type: "button", sub_type: "url", index: 0, parameters: [{ type: "payload", payload: "p" }] }],
+      [[["body", "components", 0, "parameters", 0, "type"], "a url button takes a text parameter, not payload"]]
+    ],
+    [
+      "a copy_code button with two coupon codes",
+      [{ type: "button", sub_type: "copy_code", index: "1", parameters: [{ type: "coupon_code", coupon_code: "A" }, { type: "coupon_code", coupon_code: "B" }] }],
+      [[["body", "components", 0, "parameters"], "a copy_code button takes exactly one coupon_code parameter"]]
+    ],
+    [
+      "a negative button index",
+      [{ type: "button", sub_type: "quick_reply", index: -1, parameters: [{ type: "payload", payload: "p" }] }],
+      [[["body", "components", 0, "index"], "must be a non-negative integer or its decimal string form"]]
+    ]
+  ]
+  for (const [name, components, detail] of COMPONENTS) {
+    it.effect(`${name} is 422 naming only ${detail.map(([loc]) => loc.slice(1).join(".")).join(", ")}`, () =>
+      Effect.gen(function*() {
+        const s = yield* ctx
+        const before = yield* sandboxSends
+        const reply = yield* send(s.key, { channel_id: s.chat, to: "15551230007", type: "template", template_name: "order_update", language_code: "en_US", components })
+        expect(reply.status, reply.text).toBe(422)
+        expect(reply.body.detail.map((d: { loc: unknown; msg: unknown }) => [d.loc, d.msg])).toEqual(detail)
+        expect((yield* sandboxSends) - before).toBe(0)
+      }))
+  }
+
   it.effect("mark-read of a blank message_id is 422 at message_id without an upstream call", () =>
     Effect.gen(function*() {
       const s = yield* ctx
