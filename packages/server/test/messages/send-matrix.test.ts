@@ -109,6 +109,8 @@ layer(MessagingTestServer(), { timeout: 120_000, excludeTestServices: true })("P
   const BLANK: ReadonlyArray<readonly [string, "chat" | "social", Record<string, unknown>, ReadonlyArray<string>]> = [
     ["an empty text", "chat", { type: "text", text: "" }, ["body", "text"]],
     ["an empty text on social", "social", { type: "text", text: "" }, ["body", "text"]],
+    ["a text of spaces", "chat", { type: "text", text: "   " }, ["body", "text"]],
+    ["a text of newlines and a tab on social", "social", { type: "text", text: "\n\t\n" }, ["body", "text"]],
     ["a recipient of spaces", "chat", { to: "   ", type: "text", text: "hi" }, ["body", "to"]],
     ["a recipient of a tab on social", "social", { to: "\t", type: "text", text: "hi" }, ["body", "to"]],
     ["a reply to a blank message id", "chat", { type: "text", text: "hi", context: { message_id: " " } }, ["body", "context", "message_id"]],
