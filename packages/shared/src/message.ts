@@ -252,7 +252,7 @@ const send = <T extends MessageType, F extends Schema.Struct.Fields>(type: T, fi
 const visualMedia = mediaFor("caption")
 
 export const SendText = send("text", { text: NonBlankString })
-export const SendTemplate = send("template", { template_name: NonEmptyString, language_code: NonEmptyString })
+export const SendTemplate = send("template", { template_name: NonBlankString, language_code: NonBlankString })
 export const SendImage = send("image", { media: visualMedia })
 export const SendVideo = send("video", { media: visualMedia })
 export const SendAudio = send("audio", { media: mediaFor("voice") })

@@ -113,6 +113,8 @@ layer(MessagingTestServer(), { timeout: 120_000, excludeTestServices: true })("P
     ["a text of newlines and a tab on social", "social", { type: "text", text: "\n\t\n" }, ["body", "text"]],
     ["a recipient of spaces", "chat", { to: "   ", type: "text", text: "hi" }, ["body", "to"]],
     ["a recipient of a tab on social", "social", { to: "\t", type: "text", text: "hi" }, ["body", "to"]],
+    ["a template name of spaces", "chat", { type: "template", template_name: "   ", language_code: "en_US" }, ["body", "template_name"]],
+    ["a template language code of a tab", "chat", { type: "template", template_name: "order_update", language_code: "\t" }, ["body", "language_code"]],
     ["a reply to a blank message id", "chat", { type: "text", text: "hi", context: { message_id: " " } }, ["body", "context", "message_id"]],
     ["a reaction to a blank message id", "chat", { type: "reaction", reaction: { message_id: "  ", emoji: "👍" } }, ["body", "reaction", "message_id"]]
   ]
