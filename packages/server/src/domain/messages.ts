@@ -192,7 +192,7 @@ export class Messages extends Effect.Service<Messages>()("@platform/server/Messa
         }
         const overLimit = lengthIssue(channel.type, body)
         if (overLimit !== undefined) return yield* overLimit
-        if (channel.type === "chat" && body.type === "document" && body.media?.link !== undefined && body.media.filename === undefined) {
+        if (channel.type === "chat" && body.type === "document" && body.media?.link !== undefined && !/\S/u.test(body.media.filename ?? "")) {
           return yield* invalid(["media", "filename"], "a document sent by link on a chat channel needs media.filename", body.media)
         }
         if (channel.type === "chat" && body.type === "typing" && body.context === undefined) {

@@ -87,6 +87,8 @@ layer(MessagingTestServer(), { timeout: 120_000, excludeTestServices: true })("P
 
   const KIND_RULES: ReadonlyArray<readonly [string, "chat" | "social", Record<string, unknown>, number, ReadonlyArray<string> | null]> = [
     ["a chat document by link without filename is 422 at media.filename", "chat", { type: "document", media: { link: "https://cdn.example.com/a.pdf" } }, 422, ["body", "media", "filename"]],
+    ["a chat document by link with an empty filename is 422 at media.filename", "chat", { type: "document", media: { link: "https://cdn.example.com/a.pdf", filename: "" } }, 422, ["body", "media", "filename"]],
+    ["a chat document by link with a filename of spaces is 422 at media.filename", "chat", { type: "document", media: { link: "https://cdn.example.com/a.pdf", filename: "  " } }, 422, ["body", "media", "filename"]],
     ["a social document by link without filename is sent", "social", { type: "document", media: { link: "https://cdn.example.com/a.pdf" } }, 200, null],
     ["a chat document by id without filename is sent", "chat", { type: "document", media: { id: "1037543291543636" } }, 200, null],
     ["preview_url on a social text is ignored", "social", { type: "text", text: "https://example.com", preview_url: true }, 200, null],
