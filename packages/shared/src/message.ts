@@ -61,9 +61,10 @@ export const LocationObject = Schema.Struct({
   address: optional(Schema.String)
 })
 
+/** text: the upstream refuses an empty parameter ("Parameter of type text is missing text value"). */
 export const TextParameter = Schema.Struct({
   type: Schema.Literal("text"),
-  text: Schema.String,
+  text: NonEmptyString,
   parameter_name: optional(NonEmptyString)
 })
 export const CurrencyParameter = Schema.Struct({

@@ -177,6 +177,12 @@ layer(MessagingTestServer(), { timeout: 120_000, excludeTestServices: true })("P
       [{ type: "carousel", cards: [{ card_index: 0, components: [{ type: "body", parameters: [text()] }] }, { card_index: 1, components: [] }] }],
       [[["body", "components", 0, "cards", 0, "components", 0, "parameters", 0, "text"], "is missing"]]
     ],
+    ["an empty body text parameter", [{ type: "body", parameters: [text("")] }], [[["body", "components", 0, "parameters", 0, "text"], "must not be empty"]]],
+    [
+      "an empty url button suffix",
+      [{ type: "button", sub_type: "url", index: 0, parameters: [text("")] }],
+      [[["body", "components", 0, "parameters", 0, "text"], "must not be empty"]]
+    ],
     ["a button without sub_type", [{ type: "button", index: 0, parameters: [text("x")] }], [[["body", "components", 0, "sub_type"], "is missing"]]],
     [
       "a url button given a payload parameter",
