@@ -172,7 +172,13 @@ export const RuntimeCarouselComponent = Schema.Struct({
     Schema.Struct({ card_index: Schema.NonNegativeInt, components: Schema.Array(RuntimeCardComponent) })
   ).pipe(
     Schema.minItems(CAROUSEL_MIN_CARDS, { message: () => `a carousel has ${CAROUSEL_MIN_CARDS} to ${CAROUSEL_MAX_CARDS} cards` }),
-    Schema.maxItems(CAROUSEL_MAX_CARDS, { message: () => `a carousel has ${CAROUSEL_MIN_CARDS} to ${CAROUSEL_MAX_CARDS} cards` })
+    Schema.maxItems(CAROUSEL_MAX_CARDS, { message: () => `a carousel has ${CAROUSEL_MIN_CARDS} to ${CAROUSEL_MAX_CARDS} cards` }),
+    Schema.filter((cards): Issue | undefined => {
+      const at = cards.findIndex((c, i) => cards.findIndex((d) => d.card_index === c.card_index) < i)
+      return at === -1
+        ? undefined
+        : { path: [at, "card_index"], message: `card_index ${cards[at]!.card_index} is given to more than one card` }
+    })
   )
 })
 

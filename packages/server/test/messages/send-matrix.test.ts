@@ -183,6 +183,11 @@ layer(MessagingTestServer(), { timeout: 120_000, excludeTestServices: true })("P
       [{ type: "button", sub_type: "url", index: 0, parameters: [text("")] }],
       [[["body", "components", 0, "parameters", 0, "text"], "must not be empty"]]
     ],
+    [
+      "two carousel cards with the same card_index",
+      [{ type: "carousel", cards: [{ card_index: 0, components: [] }, { card_index: 1, components: [] }, { card_index: 0, components: [] }] }],
+      [[["body", "components", 0, "cards", 2, "card_index"], "card_index 0 is given to more than one card"]]
+    ],
     ["a button without sub_type", [{ type: "button", index: 0, parameters: [text("x")] }], [[["body", "components", 0, "sub_type"], "is missing"]]],
     [
       "a url button given a payload parameter",
