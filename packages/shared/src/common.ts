@@ -57,7 +57,9 @@ export const Label = (max: number) => NonBlankString.pipe(maxChars(max))
 export const optional = <S extends Schema.Schema.All>(schema: S) => Schema.optionalWith(schema, { exact: true })
 
 /** Open object with arbitrary keys and values (passthrough payloads, metadata). */
-export const JsonObject = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+export const JsonObject = Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
+  message: () => "must be a JSON object"
+})
 
 /** Marks a request body: unknown keys are a 422 (nested open objects such as records stay open). */
 export const requestBody = <S extends Schema.Schema.Any>(schema: S, identifier: string): S =>

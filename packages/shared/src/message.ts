@@ -244,7 +244,7 @@ const sendBase = {
   preview_url: optional(Schema.Boolean),
   template_name: optional(NonEmptyString),
   language_code: optional(NonEmptyString),
-  components: optional(Schema.Array(RuntimeComponent)),
+  components: optional(Schema.Array(RuntimeComponent).annotations({ message: () => "must be a list of components" })),
   media: optional(MediaObject),
   interactive: optional(JsonObject),
   location: optional(LocationObject),

@@ -205,6 +205,23 @@ layer(MessagingTestServer(), { timeout: 120_000, excludeTestServices: true })("P
       [[["body", "components", 0, "index"], "must be a non-negative integer or its decimal string form"]]
     ]
   ]
+  // Type mismatches say what to send, not the schema's TypeScript type.
+  const SHAPES: ReadonlyArray<readonly [string, Record<string, unknown>, ReadonlyArray<readonly [ReadonlyArray<string | number>, string]>]> = [
+    ["an interactive that is a list", { type: "interactive", interactive: [] }, [[["body", "interactive"], "must be a JSON object"]]],
+    ["a catalog interactive that is a string", { type: "catalog", interactive: "x" }, [[["body", "interactive"], "must be a JSON object"]]],
+    ["a contact that is a number", { type: "contacts", contacts: [1] }, [[["body", "contacts", 0], "must be a JSON object"]]],
+    ["template components that are an object", { type: "template", template_name: "order_update", language_code: "en_US", components: {} }, [[["body", "components"], "must be a list of components"]]]
+  ]
+  for (const [name, body, detail] of SHAPES) {
+    it.effect(`${name} is 422 saying ${detail.map(([, msg]) => `'${msg}'`).join(", ")}`, () =>
+      Effect.gen(function*() {
+        const s = yield* ctx
+        const reply = yield* send(s.key, { channel_id: s.chat, to: "15551230008", ...body })
+        expect(reply.status, reply.text).toBe(422)
+        expect(reply.body.detail.map((d: { loc: unknown; msg: unknown }) => [d.loc, d.msg])).toEqual(detail)
+      }))
+  }
+
   for (const [name, components, detail] of COMPONENTS) {
     it.effect(`${name} is 422 naming only ${detail.map(([loc]) => loc.slice(1).join(".")).join(", ")}`, () =>
       Effect.gen(function*() {
