@@ -46,7 +46,7 @@ const MediaLink = Schema.String.pipe(
 
 /** `{link}` or `{id}` reference to media, exactly one. */
 const mediaRef = <F extends Schema.Struct.Fields>(fields: F) =>
-  Schema.Struct({ link: optional(MediaLink), id: optional(NonEmptyString), ...fields }).pipe(
+  Schema.Struct({ link: optional(MediaLink), id: optional(NonBlankString), ...fields }).pipe(
     Schema.filter(exactlyOneOfLinkOrId)
   )
 
@@ -199,7 +199,7 @@ export type RuntimeComponent = typeof RuntimeComponent.Type
  */
 export const MediaObject = Schema.Struct({
   link: optional(MediaLink),
-  id: optional(NonEmptyString),
+  id: optional(NonBlankString),
   caption: optional(Schema.String),
   filename: optional(Schema.String),
   voice: optional(Schema.Boolean)

@@ -108,7 +108,7 @@ layer(MessagingTestServer(), { timeout: 120_000, excludeTestServices: true })("P
   }
 
   // Empty or blank values Meta refuses (or that name nobody): 422 at the field, not a send to "   " or a 502.
-  const BLANK: ReadonlyArray<readonly [string, "chat" | "social", Record<string, unknown>, ReadonlyArray<string>]> = [
+  const BLANK: ReadonlyArray<readonly [string, "chat" | "social", Record<string, unknown>, ReadonlyArray<string | number>]> = [
     ["an empty text", "chat", { type: "text", text: "" }, ["body", "text"]],
     ["an empty text on social", "social", { type: "text", text: "" }, ["body", "text"]],
     ["a text of spaces", "chat", { type: "text", text: "   " }, ["body", "text"]],
@@ -117,6 +117,8 @@ layer(MessagingTestServer(), { timeout: 120_000, excludeTestServices: true })("P
     ["a recipient of a tab on social", "social", { to: "\t", type: "text", text: "hi" }, ["body", "to"]],
     ["a template name of spaces", "chat", { type: "template", template_name: "   ", language_code: "en_US" }, ["body", "template_name"]],
     ["a template language code of a tab", "chat", { type: "template", template_name: "order_update", language_code: "\t" }, ["body", "language_code"]],
+    ["an image by a media id of spaces", "chat", { type: "image", media: { id: "   " } }, ["body", "media", "id"]],
+    ["a template header document by a blank media id", "chat", { type: "template", template_name: "order_update", language_code: "en_US", components: [{ type: "header", parameters: [{ type: "document", document: { id: " " } }] }] }, ["body", "components", 0, "parameters", 0, "document", "id"]],
     ["a reply to a blank message id", "chat", { type: "text", text: "hi", context: { message_id: " " } }, ["body", "context", "message_id"]],
     ["a reaction to a blank message id", "chat", { type: "reaction", reaction: { message_id: "  ", emoji: "👍" } }, ["body", "reaction", "message_id"]]
   ]
