@@ -160,6 +160,26 @@ export const RuntimeButtonComponent = Schema.Struct({
   })
 )
 
+/**
+ * One header, one body and one carousel at most, and one component per button index
+ * (SPEC §4.1): the upstream refuses a second one rather than choosing.
+ */
+const distinctComponents = (
+  components: ReadonlyArray<{ readonly type: string; readonly index?: string }>
+): Issue | undefined => {
+  const seen = new Set<string>()
+  for (const [i, c] of components.entries()) {
+    const key = c.type === "button" ? `button ${Number(c.index)}` : c.type
+    if (seen.has(key)) {
+      return c.type === "button"
+        ? { path: [i, "index"], message: `button index ${Number(c.index)} is given twice: one component per button` }
+        : { path: [i, "type"], message: `a ${c.type} component is given twice: at most one is allowed` }
+    }
+    seen.add(key)
+  }
+  return undefined
+}
+
 export const RuntimeCardComponent = Schema.Union(
   RuntimeHeaderComponent,
   RuntimeBodyComponent,
@@ -169,7 +189,10 @@ export const RuntimeCardComponent = Schema.Union(
 export const RuntimeCarouselComponent = Schema.Struct({
   type: Schema.Literal("carousel"),
   cards: Schema.Array(
-    Schema.Struct({ card_index: Schema.NonNegativeInt, components: Schema.Array(RuntimeCardComponent) })
+    Schema.Struct({
+      card_index: Schema.NonNegativeInt,
+      components: Schema.Array(RuntimeCardComponent).pipe(Schema.filter(distinctComponents))
+    })
   ).pipe(
     Schema.minItems(CAROUSEL_MIN_CARDS, { message: () => `a carousel has ${CAROUSEL_MIN_CARDS} to ${CAROUSEL_MAX_CARDS} cards` }),
     Schema.maxItems(CAROUSEL_MAX_CARDS, { message: () => `a carousel has ${CAROUSEL_MIN_CARDS} to ${CAROUSEL_MAX_CARDS} cards` }),
@@ -244,7 +267,11 @@ const sendBase = {
   preview_url: optional(Schema.Boolean),
   template_name: optional(NonEmptyString),
   language_code: optional(NonEmptyString),
-  components: optional(Schema.Array(RuntimeComponent).annotations({ message: () => "must be a list of components" })),
+  components: optional(
+    Schema.Array(RuntimeComponent).annotations({ message: () => "must be a list of components" }).pipe(
+      Schema.filter(distinctComponents)
+    )
+  ),
   media: optional(MediaObject),
   interactive: optional(JsonObject),
   location: optional(LocationObject),

@@ -190,6 +190,30 @@ layer(MessagingTestServer(), { timeout: 120_000, excludeTestServices: true })("P
       [{ type: "carousel", cards: [{ card_index: 0, components: [] }, { card_index: 1, components: [] }, { card_index: 0, components: [] }] }],
       [[["body", "components", 0, "cards", 2, "card_index"], "card_index 0 is given to more than one card"]]
     ],
+    [
+      "a body component given twice",
+      [{ type: "body", parameters: [text("a")] }, { type: "body", parameters: [text("b")] }],
+      [[["body", "components", 1, "type"], "a body component is given twice: at most one is allowed"]]
+    ],
+    [
+      "two components for one button (index 0 and \"0\")",
+      [
+        { type: "button", sub_type: "url", index: 0, parameters: [text("a")] },
+        { type: "button", sub_type: "url", index: "0", parameters: [text("b")] }
+      ],
+      [[["body", "components", 1, "index"], "button index 0 is given twice: one component per button"]]
+    ],
+    [
+      "a header given twice in a carousel card",
+      [{
+        type: "carousel",
+        cards: [
+          { card_index: 0, components: [] },
+          { card_index: 1, components: [{ type: "header", parameters: [{ type: "image", image: { id: "1" } }] }, { type: "header", parameters: [{ type: "image", image: { id: "2" } }] }] }
+        ]
+      }],
+      [[["body", "components", 0, "cards", 1, "components", 1, "type"], "a header component is given twice: at most one is allowed"]]
+    ],
     ["a button without sub_type", [{ type: "button", index: 0, parameters: [text("x")] }], [[["body", "components", 0, "sub_type"], "is missing"]]],
     [
       "a url button given a payload parameter",
