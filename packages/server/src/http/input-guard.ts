@@ -7,24 +7,35 @@ type Loc = Detail["loc"]
 
 const NUL = "\u0000"
 
-const issue = (loc: Loc, input: unknown): Detail => ({
-  loc,
-  msg: "must not contain the character U+0000",
-  type: "value_error",
-  input,
-  ctx: {}
-})
+/*
+ * A lone UTF-16 surrogate (JSON's "\ud800" without its pair) is no character:
+ * Postgres refuses it in text and jsonb, so a send that carried one was made
+ * upstream and then failed to be stored, a 500.
+ */
+const LONE_SURROGATE = /\p{Cs}/u
 
-/** Every string (value or key) of a JSON value that holds U+0000, with its location. */
-const nulIssues = (value: unknown, loc: Loc, out: Array<Detail> = []): Array<Detail> => {
+/** Why a string cannot be taken, if it cannot. */
+const problemOf = (s: string): string | undefined =>
+  s.includes(NUL)
+    ? "must not contain the character U+0000"
+    : LONE_SURROGATE.test(s)
+    ? "must not contain an unpaired UTF-16 surrogate (an escape such as \\ud800 without its pair)"
+    : undefined
+
+const issue = (loc: Loc, input: string, msg: string): Detail => ({ loc, msg, type: "value_error", input, ctx: {} })
+
+/** Every string (value or key) of a JSON value that holds U+0000 or a lone surrogate, with its location. */
+const stringIssues = (value: unknown, loc: Loc, out: Array<Detail> = []): Array<Detail> => {
   if (typeof value === "string") {
-    if (value.includes(NUL)) out.push(issue(loc, value))
+    const problem = problemOf(value)
+    if (problem !== undefined) out.push(issue(loc, value, problem))
   } else if (Array.isArray(value)) {
-    value.forEach((item, i) => nulIssues(item, [...loc, i], out))
+    value.forEach((item, i) => stringIssues(item, [...loc, i], out))
   } else if (value !== null && typeof value === "object") {
     for (const [key, item] of Object.entries(value)) {
-      if (key.includes(NUL)) out.push(issue([...loc, key], key))
-      else nulIssues(item, [...loc, key], out)
+      const problem = problemOf(key)
+      if (problem !== undefined) out.push(issue([...loc, key], key, problem))
+      else stringIssues(item, [...loc, key], out)
     }
   }
   return out
@@ -68,15 +79,16 @@ const jsonBody = (request: HttpServerRequest.HttpServerRequest) =>
     // The request keeps the text it read: the endpoint's own decoding reads it again for free.
     const text = yield* Effect.orElseSucceed(request.text, () => "")
     if (nestsDeeperThan(text, JSON_MAX_DEPTH)) return yield* new ValidationFailed({ detail: [tooDeep] })
-    // JSON can write U+0000 only as this escape (a raw one is malformed JSON, a 422 of its own).
-    if (!text.includes("\\u0000")) return undefined
+    // JSON can write U+0000 and a lone surrogate only as escapes (a raw U+0000 is malformed
+    // JSON, a 422 of its own; raw surrogate bytes are not UTF-8 and decode to U+FFFD).
+    if (!text.includes("\\u0000") && !/\\u[dD][89a-fA-F]/.test(text)) return undefined
     return yield* Effect.orElseSucceed(Effect.try(() => JSON.parse(text) as unknown), () => undefined)
   })
 
 /**
  * The input guard of every group (PlatformApi): path parameters, query parameters
- * and a JSON body are searched for U+0000; the body is parsed again only when its
- * text holds the escape.
+ * and a JSON body are searched for U+0000 and lone surrogates; the body is parsed
+ * again only when its text holds such an escape.
  */
 export const InputGuardLive = Layer.succeed(
   InputGuard,
@@ -84,12 +96,13 @@ export const InputGuardLive = Layer.succeed(
     const request = yield* HttpServerRequest.HttpServerRequest
     const detail: Array<Detail> = []
     for (const [name, value] of Object.entries(yield* HttpRouter.params)) {
-      if (value?.includes(NUL)) detail.push(issue(["path", name], value))
+      const problem = value === undefined ? undefined : problemOf(value)
+      if (problem !== undefined) detail.push(issue(["path", name], value!, problem))
     }
     const query = yield* HttpServerRequest.ParsedSearchParams
-    nulIssues(query, ["query"], detail)
+    stringIssues(query, ["query"], detail)
     const body = yield* jsonBody(request)
-    if (body !== undefined) nulIssues(body, ["body"], detail)
+    if (body !== undefined) stringIssues(body, ["body"], detail)
     if (detail.length > 0) return yield* new ValidationFailed({ detail })
   })
 )

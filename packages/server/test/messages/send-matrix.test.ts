@@ -260,6 +260,33 @@ layer(MessagingTestServer(), { timeout: 120_000, excludeTestServices: true })("P
       }))
   }
 
+  // JSON can escape half of a surrogate pair; Postgres stores no such string, so the send was made and then a 500.
+  const SURROGATES: ReadonlyArray<readonly [string, (chat: number) => string, ReadonlyArray<string | number> | null]> = [
+    ["a reply context message_id", (c) => `{"channel_id":${c},"to":"15551230009","type":"text","text":"hi","context":{"message_id":"wamid.\\ud800"}}`, ["body", "context", "message_id"]],
+    ["a template body parameter", (c) => `{"channel_id":${c},"to":"15551230009","type":"template","template_name":"t","language_code":"en","components":[{"type":"body","parameters":[{"type":"text","text":"\\udc00"}]}]}`, ["body", "components", 0, "parameters", 0, "text"]],
+    ["an interactive value", (c) => `{"channel_id":${c},"to":"15551230009","type":"interactive","interactive":{"body":{"text":"x\\uD83D"}}}`, ["body", "interactive", "body", "text"]],
+    ["a text", (c) => `{"channel_id":${c},"to":"15551230009","type":"text","text":"a\\ud800b"}`, ["body", "text"]],
+    ["a text with an escaped pair (an emoji)", (c) => `{"channel_id":${c},"to":"15551230009","type":"text","text":"\\ud83d\\ude00"}`, null]
+  ]
+  for (const [name, raw, loc] of SURROGATES) {
+    it.effect(loc === null ? `${name} is sent` : `a lone surrogate in ${name} is 422 at ${loc.slice(1).join(".")} without an upstream call`, () =>
+      Effect.gen(function*() {
+        const s = yield* ctx
+        const before = yield* sandboxSends
+        const reply = yield* request("POST", "/platform/v1/messages", { key: s.key, rawBody: raw(s.chat) })
+        const calls = (yield* sandboxSends) - before
+        if (loc === null) {
+          expect(reply.status, reply.text).toBe(200)
+          expect(calls).toBe(1)
+        } else {
+          expect(reply.status, reply.text).toBe(422)
+          expect(reply.body.detail).toHaveLength(1)
+          expect(reply.body.detail[0]).toMatchObject({ loc, type: "value_error", msg: expect.stringMatching(/^must not contain an unpaired UTF-16 surrogate/) })
+          expect(calls).toBe(0)
+        }
+      }))
+  }
+
   it.effect("mark-read of a blank message_id is 422 at message_id without an upstream call", () =>
     Effect.gen(function*() {
       const s = yield* ctx
