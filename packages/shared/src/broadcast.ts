@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 import { Id, Label, NonEmptyString, Timestamp, optional, requestBody } from "./common.js"
 import { BROADCAST_RECIPIENTS_PER_CALL } from "./limits.js"
-import { RuntimeComponent } from "./message.js"
+import { RuntimeComponents, TemplateRef } from "./message.js"
 import { Page } from "./pagination.js"
 
 export const BroadcastStatus = Schema.Literal("draft", "scheduled", "sending", "completed", "failed").annotations({
@@ -31,9 +31,8 @@ export const BroadcastCreate = requestBody(
   Schema.Struct({
     name: Label(200),
     channel_id: Id,
-    template_name: NonEmptyString,
-    language_code: NonEmptyString,
-    components: optional(Schema.Array(RuntimeComponent))
+    ...TemplateRef,
+    components: optional(RuntimeComponents)
   }),
   "BroadcastCreate"
 )
@@ -41,7 +40,7 @@ export type BroadcastCreate = typeof BroadcastCreate.Type
 
 export const BroadcastRecipientInput = Schema.Struct({
   to: NonEmptyString,
-  components: optional(Schema.Array(RuntimeComponent))
+  components: optional(RuntimeComponents)
 })
 
 /** POST /broadcasts/{id}/recipients: 1..1000 recipients a call, deduplicated by `to`. */

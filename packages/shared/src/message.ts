@@ -214,6 +214,17 @@ export const RuntimeComponent = Schema.Union(
 ).annotations({ identifier: "RuntimeComponent" })
 export type RuntimeComponent = typeof RuntimeComponent.Type
 
+/**
+ * The components of a template send: at most one header, body and carousel, one per
+ * button index. One definition for POST /messages and broadcasts (draft and recipients).
+ */
+export const RuntimeComponents = Schema.Array(RuntimeComponent).annotations({
+  message: () => "must be a list of components"
+}).pipe(Schema.filter(distinctComponents))
+
+/** The template a send names; the upstream has no template named by whitespace alone. */
+export const TemplateRef = { template_name: NonBlankString, language_code: NonBlankString }
+
 // SendMessage -------------------------------------------------------------------------
 
 /**
@@ -267,11 +278,7 @@ const sendBase = {
   preview_url: optional(Schema.Boolean),
   template_name: optional(NonEmptyString),
   language_code: optional(NonEmptyString),
-  components: optional(
-    Schema.Array(RuntimeComponent).annotations({ message: () => "must be a list of components" }).pipe(
-      Schema.filter(distinctComponents)
-    )
-  ),
+  components: optional(RuntimeComponents),
   media: optional(MediaObject),
   interactive: optional(JsonObject),
   location: optional(LocationObject),
@@ -286,7 +293,7 @@ const send = <T extends MessageType, F extends Schema.Struct.Fields>(type: T, fi
 const visualMedia = mediaFor("caption")
 
 export const SendText = send("text", { text: NonBlankString })
-export const SendTemplate = send("template", { template_name: NonBlankString, language_code: NonBlankString })
+export const SendTemplate = send("template", TemplateRef)
 export const SendImage = send("image", { media: visualMedia })
 export const SendVideo = send("video", { media: visualMedia })
 export const SendAudio = send("audio", { media: mediaFor("voice") })
