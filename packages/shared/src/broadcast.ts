@@ -1,7 +1,7 @@
 import { Schema } from "effect"
-import { Id, Label, NonEmptyString, Timestamp, optional, requestBody } from "./common.js"
+import { Id, Label, Timestamp, optional, requestBody } from "./common.js"
 import { BROADCAST_RECIPIENTS_PER_CALL } from "./limits.js"
-import { RuntimeComponents, TemplateRef } from "./message.js"
+import { Recipient, RuntimeComponents, TemplateRef } from "./message.js"
 import { Page } from "./pagination.js"
 
 export const BroadcastStatus = Schema.Literal("draft", "scheduled", "sending", "completed", "failed").annotations({
@@ -39,7 +39,7 @@ export const BroadcastCreate = requestBody(
 export type BroadcastCreate = typeof BroadcastCreate.Type
 
 export const BroadcastRecipientInput = Schema.Struct({
-  to: NonEmptyString,
+  to: Recipient,
   components: optional(RuntimeComponents)
 })
 

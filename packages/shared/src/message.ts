@@ -225,6 +225,9 @@ export const RuntimeComponents = Schema.Array(RuntimeComponent).annotations({
 /** The template a send names; the upstream has no template named by whitespace alone. */
 export const TemplateRef = { template_name: NonBlankString, language_code: NonBlankString }
 
+/** A recipient (`to`) of a send: not empty and not only whitespace. */
+export const Recipient = NonBlankString
+
 // SendMessage -------------------------------------------------------------------------
 
 /**
@@ -273,7 +276,7 @@ export const MessageContext = Schema.Struct({ message_id: NonBlankString })
 /** Fields every send accepts; fields of other types are ignored (SPEC §4.1). */
 const sendBase = {
   channel_id: Id,
-  to: NonBlankString,
+  to: Recipient,
   text: optional(Schema.String),
   preview_url: optional(Schema.Boolean),
   template_name: optional(NonEmptyString),

@@ -75,11 +75,16 @@ describe("broadcast draft: template fields as on a template send", () => {
   })
 })
 
-describe("broadcast recipients: per-recipient components as on a template send", () => {
+describe("broadcast recipients: per-recipient components and to as on a template send", () => {
   it.each(componentCases)("a recipient's components with %s are 422 at the repeat", (_name, components, loc) => {
     expect(pathsOf(BroadcastRecipientsLoad, load({ components }))).toStrictEqual([
       ["recipients", 0, "components", ...loc]
     ])
+  })
+
+  it.each([["spaces", "   "], ["a tab", "\t"]])("a recipient whose to is %s is 422 at its to, as on POST /messages", (_n, to) => {
+    expect(pathsOf(SendMessage, templateSend({ to }))).toStrictEqual([["to"]])
+    expect(pathsOf(BroadcastRecipientsLoad, load({ to }))).toStrictEqual([["recipients", 0, "to"]])
   })
 
   it("a recipient with one body and two distinct buttons is valid", () => {
