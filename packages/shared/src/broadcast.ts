@@ -41,12 +41,12 @@ export type BroadcastCreate = typeof BroadcastCreate.Type
 export const BroadcastRecipientInput = Schema.Struct({
   to: Recipient,
   components: optional(RuntimeComponents)
-})
+}).annotations({ message: () => "must be an object with to and optional components" })
 
 /** POST /broadcasts/{id}/recipients: 1..1000 recipients a call, deduplicated by `to`. */
 export const BroadcastRecipientsLoad = requestBody(
   Schema.Struct({
-    recipients: Schema.Array(BroadcastRecipientInput).pipe(
+    recipients: Schema.Array(BroadcastRecipientInput).annotations({ message: () => "must be a list of recipients" }).pipe(
       Schema.minItems(1, { message: () => `must hold 1 to ${BROADCAST_RECIPIENTS_PER_CALL} recipients` }),
       Schema.maxItems(BROADCAST_RECIPIENTS_PER_CALL, {
         message: () => `must hold 1 to ${BROADCAST_RECIPIENTS_PER_CALL} recipients`

@@ -91,3 +91,36 @@ describe("broadcast recipients: per-recipient components and to as on a template
     expect(pathsOf(BroadcastRecipientsLoad, load({ components: [body("a"), button(0), button(1)] }))).toStrictEqual([])
   })
 })
+
+describe("broadcast recipients: a load of the wrong shape says what is expected", () => {
+  const messages = (input: unknown) =>
+    issuesOf(BroadcastRecipientsLoad, input).map(({ message, path }) => ({ message, path }))
+
+  it.each([["a string", "15550001"], ["null", null], ["a list", [{ to: "1" }]]])(
+    "a recipient that is %s is 422 at it, 'must be an object with to and optional components'",
+    (_n, recipient) => {
+      expect(messages({ recipients: [{ to: "1" }, recipient] })).toStrictEqual([
+        { path: ["recipients", 1], message: "must be an object with to and optional components" }
+      ])
+    }
+  )
+
+  it.each([["an object", { to: "1" }], ["null", null], ["a string", "1"]])(
+    "recipients that are %s are 422 at recipients, 'must be a list of recipients'",
+    (_n, recipients) => {
+      expect(messages({ recipients })).toStrictEqual([{ path: ["recipients"], message: "must be a list of recipients" }])
+    }
+  )
+
+  it("a recipient with a bad field is still 422 at that field, with its own message", () => {
+    expect(messages({ recipients: [{ to: " " }] })).toStrictEqual([
+      { path: ["recipients", 0, "to"], message: "must not be empty or only whitespace" }
+    ])
+    expect(messages({ recipients: [{ to: "1", extra: true }] })).toStrictEqual([
+      { path: ["recipients", 0, "extra"], message: "is unexpected, expected: \"to\" | \"components\"" }
+    ])
+    expect(messages({ recipients: [] })).toStrictEqual([
+      { path: ["recipients"], message: "must hold 1 to 1000 recipients" }
+    ])
+  })
+})
