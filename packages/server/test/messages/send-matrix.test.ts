@@ -268,22 +268,31 @@ layer(MessagingTestServer(), { timeout: 120_000, excludeTestServices: true })("P
     ["a text", (c) => `{"channel_id":${c},"to":"15551230009","type":"text","text":"a\\ud800b"}`, ["body", "text"]],
     ["a text with an escaped pair (an emoji)", (c) => `{"channel_id":${c},"to":"15551230009","type":"text","text":"\\ud83d\\ude00"}`, null]
   ]
+  /** Sent (200, one upstream call) when `loc` is null; else one 422 issue at `loc` like `issue`, and no upstream call. */
+  const sentOrRefused = (
+    reply: { readonly status: number; readonly text: string; readonly body: any },
+    calls: number,
+    loc: ReadonlyArray<string | number> | null,
+    issue: Record<string, unknown>
+  ) => {
+    if (loc === null) {
+      expect(reply.status, reply.text).toBe(200)
+      expect(calls).toBe(1)
+    } else {
+      expect(reply.status, reply.text).toBe(422)
+      expect(reply.body.detail).toHaveLength(1)
+      expect(reply.body.detail[0]).toMatchObject({ loc, ...issue })
+      expect(calls).toBe(0)
+    }
+  }
+
   for (const [name, raw, loc] of SURROGATES) {
     it.effect(loc === null ? `${name} is sent` : `a lone surrogate in ${name} is 422 at ${loc.slice(1).join(".")} without an upstream call`, () =>
       Effect.gen(function*() {
         const s = yield* ctx
         const before = yield* sandboxSends
         const reply = yield* request("POST", "/platform/v1/messages", { key: s.key, rawBody: raw(s.chat) })
-        const calls = (yield* sandboxSends) - before
-        if (loc === null) {
-          expect(reply.status, reply.text).toBe(200)
-          expect(calls).toBe(1)
-        } else {
-          expect(reply.status, reply.text).toBe(422)
-          expect(reply.body.detail).toHaveLength(1)
-          expect(reply.body.detail[0]).toMatchObject({ loc, type: "value_error", msg: expect.stringMatching(/^must not contain an unpaired UTF-16 surrogate/) })
-          expect(calls).toBe(0)
-        }
+        sentOrRefused(reply, (yield* sandboxSends) - before, loc, { type: "value_error", msg: expect.stringMatching(/^must not contain an unpaired UTF-16 surrogate/) })
       }))
   }
 
@@ -315,16 +324,7 @@ layer(MessagingTestServer(), { timeout: 120_000, excludeTestServices: true })("P
         const s = yield* ctx
         const before = yield* sandboxSends
         const reply = yield* send(s.key, { channel_id: s[kind], to: kind === "chat" ? "15551230004" : "1254459154682919", ...body })
-        const calls = (yield* sandboxSends) - before
-        if (loc === null) {
-          expect(reply.status, reply.text).toBe(200)
-          expect(calls).toBe(1)
-        } else {
-          expect(reply.status, reply.text).toBe(422)
-          expect(reply.body.detail).toHaveLength(1)
-          expect(reply.body.detail[0]).toMatchObject({ loc, msg: expect.stringMatching(/^must be at most \d+ characters$/) })
-          expect(calls).toBe(0)
-        }
+        sentOrRefused(reply, (yield* sandboxSends) - before, loc, { msg: expect.stringMatching(/^must be at most \d+ characters$/) })
       }))
   }
 
