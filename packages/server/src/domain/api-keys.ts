@@ -94,6 +94,8 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("@platform/server/ApiKeys
       }
     }
     const announce = yield* crossProcessInvalidation(KEYS_CHANNEL, invalidate)
+    /** After a key's change committed: forgotten here at once, and by every other instance once the NOTIFY arrives. */
+    const changed = (id: number) => Effect.zipRight(Effect.sync(() => invalidate(id)), announce(id))
 
     const create = Effect.fn("ApiKeys.create")(function*(accountId: number, input: ApiKeyCreate) {
       // A key born expired answers 401 to its first request; a PATCH may still set a past expiry to end a key.
@@ -137,18 +139,16 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("@platform/server/ApiKeys
         update api_keys set ${sql.update({ ...set, updated_at: new Date() })}
         where id = ${id} and developer_account_id = ${accountId}
         returning ${sql.literal(columns)}`.pipe(Effect.orDie)
-      invalidate(id)
-      yield* announce(id)
       if (rows.length === 0) return yield* new NotFound({ message: "API key not found" })
+      yield* changed(id)
       return toApiKey(rows[0]!)
     })
 
     const remove = Effect.fn("ApiKeys.remove")(function*(accountId: number, id: number) {
       const rows = yield* sql`delete from api_keys where id = ${id} and developer_account_id = ${accountId} returning id`
         .pipe(Effect.orDie)
-      invalidate(id)
-      yield* announce(id)
       if (rows.length === 0) return yield* new NotFound({ message: "API key not found" })
+      yield* changed(id)
     })
 
     const fresh = (hex: string) => {
