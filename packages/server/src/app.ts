@@ -6,13 +6,14 @@ import { DemoLive } from "./domain/demo.js"
 import { DomainLive } from "./domain/layer.js"
 import { HttpLive } from "./http/server.js"
 import { LoggingLive } from "./logging.js"
+import { ContactWipeSweepLive } from "./workers/contact-wipe-sweep.js"
 import { DeliveryWorkersLive } from "./workers/delivery-workers.js"
 import { ParkedStatusSweepLive } from "./workers/parked-status-sweep.js"
 import { RawForwardSweepLive } from "./workers/raw-forward-sweep.js"
 
 /** The background workers; only where `ROLE` runs them. */
 const WorkersLive = Layer.unwrapEffect(
-  Effect.map(AppConfig, (config) => (config.runsWorkers ? Layer.mergeAll(RawForwardSweepLive, DeliveryWorkersLive, ParkedStatusSweepLive) : Layer.empty))
+  Effect.map(AppConfig, (config) => (config.runsWorkers ? Layer.mergeAll(RawForwardSweepLive, DeliveryWorkersLive, ParkedStatusSweepLive, ContactWipeSweepLive) : Layer.empty))
 ).pipe(Layer.provide(Secrets.Default))
 
 /**

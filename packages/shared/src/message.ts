@@ -1,6 +1,8 @@
 import { Schema } from "effect"
 import { Id, type Issue, JsonObject, NonBlankString, NonEmptyString, Timestamp, exactlyOneOfLinkOrId, maxChars, optional, requestBody } from "./common.js"
 import { CAROUSEL_MAX_CARDS, CAROUSEL_MIN_CARDS, MARK_READ_MESSAGE_ID_MAX } from "./limits.js"
+import { ListQueryFields, Page } from "./pagination.js"
+import { IntegerParam } from "./param.js"
 
 export const MessageTypes = [
   "text",
@@ -354,14 +356,21 @@ export const MarkReadResult = Schema.Struct({ message_id: Schema.String, status:
 })
 export type MarkReadResult = typeof MarkReadResult.Type
 
-/** Stored message record returned by GET /messages (DESIGN §5). */
+/** Where a stored message came from: the contact, an API send, the owner's own app (echo), or a broadcast. */
+export const MessageRecordSource = Schema.Literal("contact", "api", "app_echo", "broadcast")
+
+/**
+ * Stored message record returned by GET /messages (DESIGN §5): `meta_message_id` is the
+ * upstream id, `payload` the type's object as sent or received, `error` the upstream
+ * error envelope of a failed send; never a token.
+ */
 export const Message = Schema.Struct({
   id: Id,
   platform_channel_id: Id,
   conversation_id: Schema.NullOr(Id),
   contact_id: Schema.NullOr(Id),
   direction: MessageDirection,
-  source: MessageSource,
+  source: MessageRecordSource,
   type: Schema.String,
   text: Schema.NullOr(Schema.String),
   payload: Schema.NullOr(Schema.Unknown),
@@ -373,3 +382,25 @@ export const Message = Schema.Struct({
   status_updated_at: Schema.NullOr(Timestamp)
 }).annotations({ identifier: "Message" })
 export type Message = typeof Message.Type
+
+/**
+ * Query of GET /messages (DESIGN §5 "Filters"). Free-text filters (direction, type,
+ * status, peer_id) with a value no message has give an empty page; typed ones
+ * (ids, dates) that do not parse are 422. `since` is inclusive, `until` exclusive.
+ */
+export const MessageListQuery = Schema.Struct({
+  ...ListQueryFields,
+  channel_id: optional(IntegerParam("Only messages of this channel.")),
+  conversation_id: optional(IntegerParam("Only messages of this conversation.")),
+  contact_id: optional(IntegerParam("Only messages of this contact.")),
+  peer_id: optional(Schema.String.annotations({ description: "Only messages with this peer (the conversation's peer_id)." })),
+  direction: optional(Schema.String.annotations({ description: "`inbound` or `outbound`." })),
+  type: optional(Schema.String.annotations({ description: "Only messages of this type (text, image, template, ...)." })),
+  status: optional(Schema.String.annotations({ description: "Only outbound messages in this status: sent, delivered, read or failed." })),
+  since: optional(Timestamp.annotations({ description: "Only messages created at or after this date-time." })),
+  until: optional(Timestamp.annotations({ description: "Only messages created before this date-time." }))
+})
+export type MessageListQuery = typeof MessageListQuery.Type
+
+export const MessageList = Page(Message).annotations({ identifier: "MessageList" })
+export type MessageList = typeof MessageList.Type

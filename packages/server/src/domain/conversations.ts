@@ -1,8 +1,16 @@
 import { SqlClient } from "@effect/sql"
-import { type Conversation, type ConversationStatus, NotFound } from "@platform/shared"
+import {
+  type Conversation,
+  type ConversationList,
+  type ConversationListQuery,
+  type ConversationStatus,
+  NotFound
+} from "@platform/shared"
 import { Clock, Effect } from "effect"
 import { DeliveryWakeup } from "../delivery/wakeup.js"
+import { CONVERSATION_VISIBLE } from "./data-visibility.js"
 import { Events } from "./events.js"
+import { cursorRange, toPage } from "./pagination.js"
 
 interface ConversationRow {
   readonly id: number
@@ -37,7 +45,9 @@ export const conversationToWire = (row: ConversationRow): Conversation => ({
   outbound_count: row.outbound_count
 })
 
-/** Conversations of the data plane; for now the status change of SPEC §3.2. */
+const STATUSES = new Set(["active", "ended"])
+
+/** Conversations of the data plane: list, get and the status change of SPEC §3.2. */
 export class Conversations extends Effect.Service<Conversations>()("@platform/server/Conversations", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -53,8 +63,9 @@ export class Conversations extends Effect.Service<Conversations>()("@platform/se
       function*(accountId: number, id: number, status: ConversationStatus) {
         const now = new Date(yield* Clock.currentTimeMillis)
         const result = yield* sql.withTransaction(Effect.gen(function*() {
-          const [current] = yield* sql<ConversationRow>`select * from conversations
-            where id = ${id} and developer_account_id = ${accountId} for update`
+          const [current] = yield* sql<ConversationRow>`select * from conversations c
+            where c.id = ${id} and c.developer_account_id = ${accountId} and ${sql.literal(CONVERSATION_VISIBLE)}
+            for update of c`
           if (current === undefined) return undefined
           if (current.status === status) return { row: current, emitted: false }
           const [row] = yield* sql<ConversationRow>`update conversations
@@ -84,6 +95,35 @@ export class Conversations extends Effect.Service<Conversations>()("@platform/se
       }
     )
 
-    return { setStatus } as const
+    const list = Effect.fn("Conversations.list")(function*(accountId: number, query: ConversationListQuery) {
+      const range = yield* cursorRange(query)
+      // Unknown filter values give an empty page, never a 422 (DESIGN §5 "Filters").
+      if (query.status !== undefined && !STATUSES.has(query.status)) {
+        return { data: [], has_more: false, next_cursor: null } satisfies ConversationList
+      }
+      const filters = [
+        sql`c.developer_account_id = ${accountId}`,
+        sql`c.id < ${range.below}`,
+        sql`c.id > ${range.above}`,
+        sql.literal(CONVERSATION_VISIBLE)
+      ]
+      if (query.channel_id !== undefined) filters.push(sql`c.platform_channel_id = ${query.channel_id}`)
+      if (query.status !== undefined) filters.push(sql`c.status = ${query.status}`)
+      if (query.peer_id !== undefined) filters.push(sql`c.peer_id = ${query.peer_id}`)
+      const rows = yield* sql<ConversationRow>`select c.* from conversations c where ${sql.and(filters)}
+        order by ${sql.literal(range.direction === "before" ? "c.id asc" : "c.id desc")} limit ${query.limit + 1}`
+      return toPage(rows, query.limit, range.direction, conversationToWire)
+    }, Effect.catchTag("SqlError", Effect.die))
+
+    const get = Effect.fn("Conversations.get")(function*(accountId: number, id: number) {
+      const [row] = yield* sql<ConversationRow>`select c.* from conversations c
+        where c.id = ${id} and c.developer_account_id = ${accountId} and ${sql.literal(CONVERSATION_VISIBLE)}`.pipe(
+          Effect.orDie
+        )
+      if (row === undefined) return yield* new NotFound()
+      return conversationToWire(row)
+    })
+
+    return { list, get, setStatus } as const
   })
 }) {}

@@ -8,16 +8,18 @@ import { ApiKeys } from "./api-keys.js"
 import { ChannelCredentialsCache } from "./channel-credentials.js"
 import { ChannelOnboarding } from "./channel-onboarding.js"
 import { Channels } from "./channels.js"
+import { Contacts } from "./contacts.js"
 import { Events } from "./events.js"
 import { Idempotency } from "./idempotency.js"
 import { Media } from "./media.js"
+import { MessageHistory } from "./message-history.js"
 import { Messages } from "./messages.js"
 import { SandboxInbound } from "./sandbox-inbound.js"
 import { Sessions } from "./sessions.js"
 import { Usage } from "./usage.js"
 
 /**
- * Accounts, sessions, keys, usage, channels, the outbox, messaging and media, over
+ * Accounts, sessions, keys, usage, channels, the outbox, messaging, the stored history and contacts, media, over
  * SqlClient and AppConfig. One instance each per process (the key cache, the channel
  * credentials cache and the in-process rate limiter are state). ChannelOnboarding runs
  * connect over the Upstream service in both modes (the simulator over HTTP in sandbox).
@@ -28,6 +30,8 @@ export const DomainLive = Layer.mergeAll(
   Accounts.Default,
   Channels.Default,
   Messages.Default,
+  MessageHistory.Default,
+  Contacts.Default,
   Media.Default,
   SandboxInbound.Default
 ).pipe(

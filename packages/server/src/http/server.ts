@@ -11,6 +11,7 @@ import { InboundLive } from "../inbound/route.js"
 import { SandboxRoutesLive } from "../upstream/live.js"
 import { BodyLimitMiddleware } from "./body-limit.js"
 import { ChannelsLive } from "./channels.js"
+import { ContactsLive } from "./contacts.js"
 import { ConversationsLive } from "./conversations.js"
 import { DashboardAccountLive } from "./dashboard-account.js"
 import { DashboardApiKeysLive } from "./dashboard-api-keys.js"
@@ -23,6 +24,7 @@ import { nodeServerLayer } from "./front-routes.js"
 import { HealthLive } from "./health.js"
 import { InputGuardLive } from "./input-guard.js"
 import { MediaDownloadRoute, MediaLive } from "./media.js"
+import { MessageHistoryLive } from "./message-history.js"
 import { MessagesLive } from "./messages.js"
 import { RequestContextMiddleware, requestsInFlight } from "./request-context.js"
 import { ValidationMiddleware } from "./validation.js"
@@ -38,7 +40,9 @@ export const ApiLive = HttpApiBuilder.api(PlatformApi).pipe(
     MediaLive,
     SubscriptionsLive,
     DeliveriesLive,
+    MessageHistoryLive,
     ConversationsLive,
+    ContactsLive,
     EventsStreamLive,
     DashboardSessionLive,
     DashboardAccountLive,

@@ -1,5 +1,6 @@
 import { HttpApi, OpenApi } from "@effect/platform"
 import { ChannelsGroup } from "./channels.js"
+import { ContactsGroup } from "./contacts.js"
 import { ConversationsGroup } from "./conversations.js"
 import { DashboardAccountGroup } from "./dashboard-account.js"
 import { DashboardApiKeysGroup } from "./dashboard-api-keys.js"
@@ -9,6 +10,7 @@ import { DashboardTeamGroup } from "./dashboard-team.js"
 import { EventsGroup } from "./events-stream.js"
 import { HealthGroup } from "./health.js"
 import { MediaGroup } from "./media.js"
+import { MessageHistoryGroup } from "./message-history.js"
 import { MessagesGroup } from "./messages.js"
 import { documentContract } from "./openapi-document.js"
 import { routeTable } from "./route-table.js"
@@ -22,7 +24,9 @@ const contract = HttpApi.make("platform")
   .add(MediaGroup)
   .add(SubscriptionsGroup)
   .add(DeliveriesGroup)
+  .add(MessageHistoryGroup)
   .add(ConversationsGroup)
+  .add(ContactsGroup)
   .add(EventsGroup)
   .add(DashboardSessionGroup)
   .add(DashboardAccountGroup)

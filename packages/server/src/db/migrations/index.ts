@@ -11,6 +11,7 @@ import envelopeText from "./0011_envelope_text.js"
 import deliveryFillfactor from "./0012_delivery_fillfactor.js"
 import deliveryLastError from "./0013_delivery_last_error.js"
 import deliveryFilterIndexes from "./0014_delivery_filter_indexes.js"
+import dataPlane from "./0015_data_plane.js"
 
 /** Migrations imported statically (not read from disk) so the bundled server carries them. */
 export const migrations = {
@@ -26,5 +27,6 @@ export const migrations = {
   "0011_envelope_text": envelopeText,
   "0012_delivery_fillfactor": deliveryFillfactor,
   "0013_delivery_last_error": deliveryLastError,
-  "0014_delivery_filter_indexes": deliveryFilterIndexes
+  "0014_delivery_filter_indexes": deliveryFilterIndexes,
+  "0015_data_plane": dataPlane
 }

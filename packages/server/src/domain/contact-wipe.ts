@@ -1,0 +1,62 @@
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+
+/** Messages deleted per transaction: a long history is wiped in many short transactions, none holding locks for long. */
+export const WIPE_BATCH = 500
+
+export interface WipeResult {
+  readonly contacts: number
+  readonly messages: number
+}
+
+/**
+ * The asynchronous cascade of DELETE /contacts/{id}. The request only marks the
+ * contact (deleted_at); this removes what the mark hides, one bounded batch per
+ * transaction: up to WIPE_BATCH of its messages (its own and those of its
+ * conversations), and, when none are left, its conversations and the contact row.
+ * A crash between batches loses nothing: the mark stays, the next run goes on.
+ * The contact is claimed FOR UPDATE SKIP LOCKED, so several workers wipe different
+ * contacts, and an inbound or send that upserts this contact meanwhile waits for
+ * the batch (its messages are then wiped with the rest; a later one starts a new
+ * contact). Events keep no foreign key to messages or conversations, so their
+ * deliveries are unaffected; inactivity notices go with their conversation.
+ */
+export class ContactWipe extends Effect.Service<ContactWipe>()("@platform/server/ContactWipe", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    const batch = (size: number) =>
+      sql.withTransaction(Effect.gen(function*() {
+        const [contact] = yield* sql<{ id: number }>`select id from contacts where deleted_at is not null
+          order by id limit 1 for update skip locked`
+        if (contact === undefined) return undefined
+        const [gone] = yield* sql<{ n: number }>`with gone as (
+            delete from messages where id in (
+              select id from messages where contact_id = ${contact.id}
+              union
+              select m.id from messages m join conversations c on c.id = m.conversation_id where c.platform_contact_id = ${contact.id}
+              limit ${size})
+            returning 1)
+          select count(*)::int as n from gone`
+        const n = gone?.n ?? 0
+        if (n >= size) return { messages: n, finished: false }
+        yield* sql`delete from conversations where platform_contact_id = ${contact.id}`
+        yield* sql`delete from contacts where id = ${contact.id}`
+        return { messages: n, finished: true }
+      }))
+
+    /** Runs batches until no contact marked deleted is left (or every one left is being wiped elsewhere). */
+    const runOnce = Effect.fn("ContactWipe.runOnce")(function*(size: number = WIPE_BATCH) {
+      let contacts = 0
+      let messages = 0
+      while (true) {
+        const step = yield* batch(size)
+        if (step === undefined) return { contacts, messages } satisfies WipeResult
+        messages += step.messages
+        if (step.finished) contacts++
+      }
+    }, Effect.orDie)
+
+    return { runOnce } as const
+  })
+}) {}
