@@ -32,7 +32,7 @@ export type ConversationPatch = typeof ConversationPatch.Type
 export const ConversationListQuery = Schema.Struct({
   ...ListQueryFields,
   channel_id: optional(IntegerParam("Only conversations of this channel.")),
-  status: optional(Schema.String.annotations({ description: "`active` or `ended`." })),
+  status: optional(Schema.String.annotations({ description: "Only conversations in this status: active or ended." })),
   peer_id: optional(Schema.String.annotations({ description: "Only the conversation with this peer (phone number or social user id)." }))
 })
 export type ConversationListQuery = typeof ConversationListQuery.Type

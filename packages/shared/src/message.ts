@@ -394,7 +394,7 @@ export const MessageListQuery = Schema.Struct({
   conversation_id: optional(IntegerParam("Only messages of this conversation.")),
   contact_id: optional(IntegerParam("Only messages of this contact.")),
   peer_id: optional(Schema.String.annotations({ description: "Only messages with this peer (the conversation's peer_id)." })),
-  direction: optional(Schema.String.annotations({ description: "`inbound` or `outbound`." })),
+  direction: optional(Schema.String.annotations({ description: "Only messages in this direction: inbound or outbound." })),
   type: optional(Schema.String.annotations({ description: "Only messages of this type (text, image, template, ...)." })),
   status: optional(Schema.String.annotations({ description: "Only outbound messages in this status: sent, delivered, read or failed." })),
   since: optional(Timestamp.annotations({ description: "Only messages created at or after this date-time." })),

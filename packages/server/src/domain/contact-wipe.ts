@@ -57,6 +57,9 @@ export class ContactWipe extends Effect.Service<ContactWipe>()("@platform/server
       }
     }, Effect.orDie)
 
-    return { runOnce } as const
+    /** One bounded batch (undefined when nothing is left to wipe); what runOnce repeats. */
+    const step = (size: number = WIPE_BATCH) => batch(size).pipe(Effect.orDie)
+
+    return { runOnce, step } as const
   })
 }) {}
