@@ -1,5 +1,6 @@
 import { APIClient, missingApiKey, readEnv } from "./core/request.js"
 import { Channels } from "./resources/channels.js"
+import { Contacts } from "./resources/contacts.js"
 import { Conversations } from "./resources/conversations.js"
 import { Events } from "./resources/events.js"
 import { Media } from "./resources/media.js"
@@ -27,14 +28,16 @@ export interface ClientOptions {
 
 /** The platform API client: `new Platform({ apiKey })`, then `client.messages.sendText(...)`. */
 export class Platform extends APIClient {
-  /** Send messages and read receipts. */
+  /** Send messages and read receipts; list and retrieve the stored history. */
   readonly messages: Messages
   /** Upload media, get short-lived URLs, delete media. */
   readonly media: Media
   /** The account's channels and their inbound kill-switch. */
   readonly channels: Channels
-  /** End or re-activate conversations. */
+  /** List, retrieve, end or re-activate conversations. */
   readonly conversations: Conversations
+  /** List, retrieve, update and delete contacts. */
+  readonly contacts: Contacts
   /** Webhook subscriptions and deliveries. */
   readonly webhooks: Webhooks
   /** The live event stream. */
@@ -53,6 +56,7 @@ export class Platform extends APIClient {
     this.media = new Media(this)
     this.channels = new Channels(this)
     this.conversations = new Conversations(this)
+    this.contacts = new Contacts(this)
     this.webhooks = new Webhooks(this)
     this.events = new Events(this)
   }

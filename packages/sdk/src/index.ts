@@ -26,6 +26,7 @@ export { EventStream, parseSSE, type EventStreamOptions, type ServerSentEvent } 
 export { Messages } from "./resources/messages.js"
 export { Media, type MediaUploadFileParams, type Uploadable } from "./resources/media.js"
 export { Channels } from "./resources/channels.js"
+export { Contacts } from "./resources/contacts.js"
 export { Conversations } from "./resources/conversations.js"
 export { Events, EVENT_TYPES, isKnownEvent, type EventStreamParams } from "./resources/events.js"
 export { Webhooks, Subscriptions, Deliveries, DeliveryPage, type DeliveryRetrieveParams } from "./resources/webhooks/index.js"

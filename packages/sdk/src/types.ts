@@ -5,7 +5,12 @@
 import type {
   Channel as ChannelSchema,
   ChannelType as ChannelTypeSchema,
+  Contact as ContactSchema,
+  ContactDeleted as ContactDeletedSchema,
+  ContactListQuery as ContactListQuerySchema,
+  ContactPatch as ContactPatchSchema,
   Conversation as ConversationSchema,
+  ConversationListQuery as ConversationListQuerySchema,
   ConversationPatch as ConversationPatchSchema,
   InboundSwitch as InboundSwitchSchema,
   LastEventIdNotFound as LastEventIdNotFoundSchema,
@@ -20,6 +25,8 @@ import type {
   MediaFromUrl as MediaFromUrlSchema,
   MediaUploadResult as MediaUploadResultSchema,
   MediaUrlResult as MediaUrlResultSchema,
+  Message as MessageSchema,
+  MessageListQuery as MessageListQuerySchema,
   RawForwardDelivery as RawForwardDeliverySchema,
   SendMessage as SendMessageSchema,
   SendResult as SendResultSchema,
@@ -68,6 +75,23 @@ export type InboundSwitchParams = typeof InboundSwitchSchema.Encoded
 export type Conversation = typeof ConversationSchema.Type
 /** Body of `PATCH /platform/v1/conversations/{id}`: `{status: "active" | "ended"}`. */
 export type ConversationUpdateParams = typeof ConversationPatchSchema.Encoded
+
+/** Filters of `GET /platform/v1/conversations` (all optional) plus the list cursors. */
+export type ConversationListParams = Partial<typeof ConversationListQuerySchema.Type>
+
+/** A stored message (sent or received) of `GET /platform/v1/messages`. */
+export type Message = typeof MessageSchema.Type
+/** Filters of `GET /platform/v1/messages` (all optional) plus the list cursors; `since` inclusive, `until` exclusive. */
+export type MessageListParams = Partial<typeof MessageListQuerySchema.Type>
+
+/** A person on a channel: who wrote to it or was written to. */
+export type Contact = typeof ContactSchema.Type
+/** Filters of `GET /platform/v1/contacts` (all optional) plus the list cursors. */
+export type ContactListParams = Partial<typeof ContactListQuerySchema.Type>
+/** Body of `PATCH /platform/v1/contacts/{id}`: metadata merged key by key (null removes a key), display_name replaced. */
+export type ContactUpdateParams = typeof ContactPatchSchema.Encoded
+/** Result of `DELETE /platform/v1/contacts/{id}` (202): `{id, deleted: true}`; the rows are wiped in the background. */
+export type ContactDeleteResult = typeof ContactDeletedSchema.Type
 
 /** A webhook subscription; `secret` only on create and rotate-secret. */
 export type WebhookSubscription = typeof WebhookSubscriptionSchema.Type

@@ -24,6 +24,20 @@ describe("PagePromise", () => {
     expect(api.calls.map((c) => c.query)).toEqual([{ limit: "2" }, { limit: "2", after: "c1" }, { limit: "2", after: "c2" }])
   })
 
+  it("for await over messages.list walks the stored history across pages, keeping the filters", async () => {
+    const msg = (id: number) => ({ ...f.message, id })
+    api.on(
+      "get",
+      "/platform/v1/messages",
+      { json: { data: [msg(3), msg(2)], has_more: true, next_cursor: "m1" } },
+      { json: { data: [msg(1)], has_more: false, next_cursor: null } }
+    )
+    const ids: number[] = []
+    for await (const m of client().messages.list({ contact_id: 41, limit: 2 })) ids.push(m.id)
+    expect(ids).toEqual([3, 2, 1])
+    expect(api.calls.map((c) => c.query)).toEqual([{ contact_id: "41", limit: "2" }, { contact_id: "41", limit: "2", after: "m1" }])
+  })
+
   it("await gives the first page only, and getNextPage fetches the next", async () => {
     threePages()
     const first = await client().webhooks.subscriptions.list({ limit: 2 })

@@ -1,6 +1,8 @@
 import { HttpApi } from "@effect/platform"
 import {
   Channel,
+  Contact,
+  ContactDeleted,
   Conversation,
   EventDelivery,
   Envelope,
@@ -8,6 +10,7 @@ import {
   MediaDeleteResult,
   MediaUploadResult,
   MediaUrlResult,
+  Message,
   PlatformApi,
   RawForwardDelivery,
   SendMessage,
@@ -184,6 +187,109 @@ const cases: ReadonlyArray<Case> = [
     path: "/platform/v1/conversations/31",
     body: { status: "ended" },
     result: f.conversation
+  },
+  {
+    name: "conversations.list GETs /conversations with every filter and the cursors",
+    route: ["get", "/platform/v1/conversations"],
+    reply: { json: page([f.conversation]) },
+    call: async (c) => (await c.conversations.list({ channel_id: 7, status: "ended", peer_id: "15550001111", limit: 10, after: "YQ", before: "Yg" })).data,
+    method: "GET",
+    path: "/platform/v1/conversations",
+    query: { channel_id: "7", status: "ended", peer_id: "15550001111", limit: "10", after: "YQ", before: "Yg" },
+    result: [f.conversation]
+  },
+  {
+    name: "conversations.retrieve GETs /conversations/{id}",
+    route: ["get", "/platform/v1/conversations/:id"],
+    reply: { json: f.conversation },
+    call: (c) => c.conversations.retrieve(31),
+    method: "GET",
+    path: "/platform/v1/conversations/31",
+    result: f.conversation
+  },
+  {
+    name: "messages.list GETs the stored history with every filter",
+    route: ["get", "/platform/v1/messages"],
+    reply: { json: page([f.message]) },
+    call: async (c) =>
+      (await c.messages.list({
+        channel_id: 7,
+        conversation_id: 31,
+        contact_id: 41,
+        peer_id: "15550001111",
+        direction: "outbound",
+        type: "text",
+        status: "delivered",
+        since: "2025-01-01T00:00:00Z",
+        until: "2025-02-01T00:00:00Z",
+        limit: 100,
+        after: "YQ",
+        before: "Yg"
+      })).data,
+    method: "GET",
+    path: "/platform/v1/messages",
+    query: {
+      channel_id: "7",
+      conversation_id: "31",
+      contact_id: "41",
+      peer_id: "15550001111",
+      direction: "outbound",
+      type: "text",
+      status: "delivered",
+      since: "2025-01-01T00:00:00Z",
+      until: "2025-02-01T00:00:00Z",
+      limit: "100",
+      after: "YQ",
+      before: "Yg"
+    },
+    result: [f.message]
+  },
+  {
+    name: "messages.retrieve GETs /messages/{id}",
+    route: ["get", "/platform/v1/messages/:id"],
+    reply: { json: f.message },
+    call: (c) => c.messages.retrieve(51),
+    method: "GET",
+    path: "/platform/v1/messages/51",
+    result: f.message
+  },
+  {
+    name: "contacts.list GETs /contacts with channel_id, q and the cursors",
+    route: ["get", "/platform/v1/contacts"],
+    reply: { json: page([f.contact]) },
+    call: async (c) => (await c.contacts.list({ channel_id: 7, q: "ada", limit: 5, after: "YQ", before: "Yg" })).data,
+    method: "GET",
+    path: "/platform/v1/contacts",
+    query: { channel_id: "7", q: "ada", limit: "5", after: "YQ", before: "Yg" },
+    result: [f.contact]
+  },
+  {
+    name: "contacts.retrieve GETs /contacts/{id}",
+    route: ["get", "/platform/v1/contacts/:id"],
+    reply: { json: f.contact },
+    call: (c) => c.contacts.retrieve(41),
+    method: "GET",
+    path: "/platform/v1/contacts/41",
+    result: f.contact
+  },
+  {
+    name: "contacts.update PATCHes /contacts/{id} with the metadata and display name",
+    route: ["patch", "/platform/v1/contacts/:id"],
+    reply: { json: f.contact },
+    call: (c) => c.contacts.update(41, { display_name: "Ada Lovelace", contact_metadata: { crm_id: "C-42", old: null } }),
+    method: "PATCH",
+    path: "/platform/v1/contacts/41",
+    body: { display_name: "Ada Lovelace", contact_metadata: { crm_id: "C-42", old: null } },
+    result: f.contact
+  },
+  {
+    name: "contacts.delete DELETEs /contacts/{id} and returns the 202 body",
+    route: ["delete", "/platform/v1/contacts/:id"],
+    reply: { status: 202, json: f.contactDeleted },
+    call: (c) => c.contacts.delete(41),
+    method: "DELETE",
+    path: "/platform/v1/contacts/41",
+    result: f.contactDeleted
   },
   {
     name: "subscriptions.create POSTs the body and returns the secret",
@@ -398,6 +504,9 @@ describe("resource methods", () => {
     ["subscriptions.test", (c: Platform) => c.webhooks.subscriptions.test(1, { event: "message.sent" } as never), /unknown option "event"/],
     ["deliveries.retrieve", (c: Platform) => c.webhooks.deliveries.retrieve(1, { includes: "full_envelope" } as never), /did you mean "include"/],
     ["channels.list", (c: Platform) => c.channels.list({ kind: "chat" } as never), /channels\.list\(\) got an unknown option "kind"/],
+    ["messages.list", (c: Platform) => c.messages.list({ from: "2025-01-01T00:00:00Z" } as never), /messages\.list\(\) got an unknown option "from"/],
+    ["conversations.list", (c: Platform) => c.conversations.list({ statuss: "active" } as never), /did you mean "status"/],
+    ["contacts.list", (c: Platform) => c.contacts.list({ query: "ada" } as never), /contacts\.list\(\) got an unknown option "query"/],
     ["media.getUrl", (c: Platform) => c.media.getUrl("m1", { channel: 7 } as never), /did you mean "channel_id"/],
     ["media.delete", (c: Platform) => c.media.delete("m1", { channel_id: 7, force: true } as never), /unknown option "force"/],
     ["events.stream", (c: Platform) => c.events.stream({ event_type: ["message.sent"] } as never), /did you mean "event_types"/]
@@ -658,6 +767,9 @@ describe("fixtures", () => {
     ["MediaDeleteResult", MediaDeleteResult, f.mediaDeleted],
     ["Channel", Channel, f.channel],
     ["Conversation", Conversation, f.conversation],
+    ["Message", Message, f.message],
+    ["Contact", Contact, f.contact],
+    ["ContactDeleted", ContactDeleted, f.contactDeleted],
     ["WebhookSubscription", WebhookSubscription, f.subscriptionWithSecret],
     ["EventDelivery", EventDelivery, { ...f.delivery, envelope: f.envelope }],
     ["RawForwardDelivery", RawForwardDelivery, f.rawDelivery],

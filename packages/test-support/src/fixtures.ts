@@ -28,6 +28,39 @@ export const conversation = {
   inbound_count: 2,
   outbound_count: 2
 }
+export const message = {
+  id: 51,
+  platform_channel_id: 7,
+  conversation_id: 31,
+  contact_id: 41,
+  direction: "outbound",
+  source: "api",
+  type: "text",
+  text: "Your order shipped",
+  payload: { body: "Your order shipped" },
+  media_id: null,
+  status: "delivered",
+  meta_message_id: "wamid.HBgLMTU1NTAwMDAwMDAVAgARGBI",
+  error: null,
+  created_at: "2025-01-02T03:04:05Z",
+  status_updated_at: "2025-01-02T03:04:09Z"
+}
+export const contact = {
+  id: 41,
+  platform_channel_id: 7,
+  chat_id: "15550001111",
+  social_id: null,
+  business_scoped_user_id: null,
+  phone: "15550001111",
+  username: null,
+  profile_name: "Ada",
+  display_name: "Ada Lovelace",
+  contact_metadata: { crm_id: "C-42" },
+  first_seen_at: "2025-01-02T03:04:05Z",
+  last_seen_at: "2025-01-02T03:59:00Z",
+  created_at: "2025-01-02T03:04:05Z"
+}
+export const contactDeleted = { id: 41, deleted: true }
 export const subscription = {
   id: 11,
   developer_account_id: 3,

@@ -1,9 +1,34 @@
+import type { CursorPage, PagePromise } from "../core/pagination.js"
 import type { RequestOptions } from "../core/request.js"
-import { APIResource } from "../resource.js"
-import type { MarkReadParams, MarkReadResult, MessageType, SendMessageParams, SendParams, SendResult } from "../types.js"
+import { APIResource, cursorPage, knownParams, listPages, seg } from "../resource.js"
+import type {
+  MarkReadParams,
+  MarkReadResult,
+  Message,
+  MessageListParams,
+  MessageType,
+  SendMessageParams,
+  SendParams,
+  SendResult
+} from "../types.js"
 
-/** Sends messages of the 13 types and read receipts (`/platform/v1/messages`). */
+const base = "/platform/v1/messages"
+const LIST_PARAMS = [
+  "limit", "after", "before", "channel_id", "conversation_id", "contact_id", "peer_id", "direction", "type", "status", "since", "until"
+] as const satisfies ReadonlyArray<keyof MessageListParams>
+
+/** Sends messages of the 13 types and read receipts, and reads the stored history (`/platform/v1/messages`). */
 export class Messages extends APIResource {
+  /** Lists stored messages, newest first (read:messages): `await` for one page, `for await` for all. */
+  list(params: MessageListParams = {}, options?: RequestOptions): PagePromise<Message, CursorPage<Message>> {
+    return listPages(this._client, base, knownParams("messages.list", params, LIST_PARAMS), options, cursorPage)
+  }
+
+  /** Retrieves a stored message by its id (the platform's id, not the upstream `meta_message_id`). */
+  retrieve(messageId: number, options?: RequestOptions): Promise<Message> {
+    return this._client.request({ method: "GET", path: `${base}/${seg(messageId)}` }, options)
+  }
+
   /** Sends a message; always carries an Idempotency-Key (generated unless given), so retries never send twice. */
   send(body: SendMessageParams, options?: RequestOptions): Promise<SendResult> {
     return this._client.request({ method: "POST", path: "/platform/v1/messages", body, autoIdempotencyKey: true }, options)
