@@ -5,6 +5,13 @@ const QUERY_FLAGS: Readonly<Record<string, string>> = {
   event_types: "--events",
   event_type: "--event-type",
   channel_id: "--channel",
+  conversation_id: "--conversation",
+  contact_id: "--contact",
+  peer_id: "--peer",
+  direction: "--direction",
+  since: "--since",
+  until: "--until",
+  q: "--query",
   subscription_id: "--subscription",
   status: "--status",
   errors_only: "--errors-only",
@@ -15,6 +22,12 @@ const QUERY_FLAGS: Readonly<Record<string, string>> = {
   before: "--before"
 }
 
+/** The flag each body field comes from, for the commands that send it. */
+const BODY_FLAGS: Readonly<Record<string, string>> = {
+  display_name: "--display-name",
+  contact_metadata: "--metadata"
+}
+
 /** One 422 issue as the server reports it (SPEC §7). */
 export interface IssueLike {
   readonly loc: ReadonlyArray<string | number>
@@ -22,12 +35,13 @@ export interface IssueLike {
 }
 
 /**
- * Where a 422 issue points, in the user's terms: a query parameter the running command set from a flag is named by
+ * Where a 422 issue points, in the user's terms: a query parameter or body field the running command set from a flag is named by
  * that flag (`query.event_types.1` of `--events a,b` is `--events value 2`); any other location is the API's path.
  */
 export const issueLocation = (issue: IssueLike, command: Command | undefined): string => {
   const [where, name, ...rest] = issue.loc
-  const flag = where === "query" && typeof name === "string" ? QUERY_FLAGS[name] : undefined
+  const flags = where === "query" ? QUERY_FLAGS : where === "body" ? BODY_FLAGS : undefined
+  const flag = flags !== undefined && typeof name === "string" ? flags[name] : undefined
   if (flag === undefined || command === undefined || !command.options.some((o) => o.long === flag)) return issue.loc.join(".")
   const index = rest.length === 1 && typeof rest[0] === "number" ? ` value ${rest[0] + 1}` : rest.length > 0 ? ` (${rest.join(".")})` : ""
   return `${flag}${index}`

@@ -12,6 +12,7 @@ import {
 } from "@platform/sdk"
 import { Command, CommanderError } from "commander"
 import { channels } from "./commands/channels/index.js"
+import { contacts } from "./commands/contacts/index.js"
 import { conversations } from "./commands/conversations/index.js"
 import { deliveries } from "./commands/deliveries/index.js"
 import { events } from "./commands/events/index.js"
@@ -19,6 +20,7 @@ import { help } from "./commands/help/help.js"
 import { listen } from "./commands/listen/listen.js"
 import { login } from "./commands/login/login.js"
 import { media } from "./commands/media/index.js"
+import { messages } from "./commands/messages/index.js"
 import { markRead } from "./commands/messages/mark-read.js"
 import { sandbox } from "./commands/sandbox/index.js"
 import { send } from "./commands/send/index.js"
@@ -48,9 +50,11 @@ export const buildProgram = (ctx: Context): Command => {
     .addHelpText("after", "\nTopics: `platform help environment`, `platform help exit-codes`.\n")
     .addCommand(send(ctx))
     .addCommand(markRead(ctx))
+    .addCommand(messages(ctx))
     .addCommand(media(ctx))
     .addCommand(channels(ctx))
     .addCommand(conversations(ctx))
+    .addCommand(contacts(ctx))
     .addCommand(subscriptions(ctx))
     .addCommand(deliveries(ctx))
     .addCommand(events(ctx))

@@ -42,6 +42,15 @@ const cases: ReadonlyArray<Case> = [
   { argv: ["channels", "list", "--type", "social"], route: ["get", "/platform/v1/channels"], reply: { json: [{ ...f.channel, type: "social" }] }, method: "GET", path: "/platform/v1/channels", query: { type: "social" } },
   { argv: ["channels", "inbound", "7", "--off"], route: ["patch", "/platform/v1/channels/:id/inbound"], reply: { json: { ...f.channel, inbound_enabled: false } }, method: "PATCH", path: "/platform/v1/channels/7/inbound", body: { enabled: false } },
   { argv: ["channels", "inbound", "7", "--on"], route: ["patch", "/platform/v1/channels/:id/inbound"], reply: { json: { ...f.channel, inbound_enabled: true } }, method: "PATCH", path: "/platform/v1/channels/7/inbound", body: { enabled: true } },
+  { argv: ["messages", "list", "--channel", "7", "--conversation", "31", "--contact", "41", "--peer", "15550001111", "--direction", "outbound", "--type", "text", "--status", "delivered", "--since", "2025-01-01T00:00:00Z", "--until", "2025-02-01T00:00:00Z", "--limit", "20"], route: ["get", "/platform/v1/messages"], reply: { json: { data: [f.message], has_more: false, next_cursor: null } }, method: "GET", path: "/platform/v1/messages", query: { channel_id: "7", conversation_id: "31", contact_id: "41", peer_id: "15550001111", direction: "outbound", type: "text", status: "delivered", since: "2025-01-01T00:00:00Z", until: "2025-02-01T00:00:00Z", limit: "20" } },
+  { argv: ["messages", "list", "--after", "aWQ6OQ"], route: ["get", "/platform/v1/messages"], reply: { json: { data: [f.message], has_more: false, next_cursor: null } }, method: "GET", path: "/platform/v1/messages", query: { after: "aWQ6OQ" } },
+  { argv: ["messages", "get", "51"], route: ["get", "/platform/v1/messages/:id"], reply: { json: f.message }, method: "GET", path: "/platform/v1/messages/51" },
+  { argv: ["conversations", "list", "--channel", "7", "--status", "active", "--peer", "15550001111", "--limit", "5"], route: ["get", "/platform/v1/conversations"], reply: { json: { data: [f.conversation], has_more: false, next_cursor: null } }, method: "GET", path: "/platform/v1/conversations", query: { channel_id: "7", status: "active", peer_id: "15550001111", limit: "5" } },
+  { argv: ["conversations", "get", "31"], route: ["get", "/platform/v1/conversations/:id"], reply: { json: f.conversation }, method: "GET", path: "/platform/v1/conversations/31" },
+  { argv: ["contacts", "list", "--channel", "7", "--query", "ada", "--limit", "10", "--before", "aWQ6OQ"], route: ["get", "/platform/v1/contacts"], reply: { json: { data: [f.contact], has_more: false, next_cursor: null } }, method: "GET", path: "/platform/v1/contacts", query: { channel_id: "7", q: "ada", limit: "10", before: "aWQ6OQ" } },
+  { argv: ["contacts", "get", "41"], route: ["get", "/platform/v1/contacts/:id"], reply: { json: f.contact }, method: "GET", path: "/platform/v1/contacts/41" },
+  { argv: ["contacts", "update", "41", "--display-name", "Ada Lovelace", "--metadata", '{"crm_id":"C-42","old":null}'], route: ["patch", "/platform/v1/contacts/:id"], reply: { json: f.contact }, method: "PATCH", path: "/platform/v1/contacts/41", body: { display_name: "Ada Lovelace", contact_metadata: { crm_id: "C-42", old: null } } },
+  { argv: ["contacts", "delete", "41"], route: ["delete", "/platform/v1/contacts/:id"], reply: { status: 202, json: f.contactDeleted }, method: "DELETE", path: "/platform/v1/contacts/41" },
   { argv: ["conversations", "update", "31", "--status", "ended"], route: ["patch", "/platform/v1/conversations/:id"], reply: { json: f.conversation }, method: "PATCH", path: "/platform/v1/conversations/31", body: { status: "ended" } },
   { argv: ["subscriptions", "create", "--url", "https://example.com/webhooks", "--events", "message.sent,message.read", "--channel", "7", "--header", "X-Team: core", "--buffer-window", "5", "--inactive"], route: ["post", subs], reply: { status: 201, json: { ...f.subscription, secret: "whsec_abc" } }, method: "POST", path: subs, body: { target_url: "https://example.com/webhooks", event_types: ["message.sent", "message.read"], platform_channel_id: 7, custom_headers: { "X-Team": "core" }, buffer_window_seconds: 5, is_active: false } },
   { argv: ["subscriptions", "list", "--limit", "5"], route: ["get", subs], reply: { json: { data: [f.subscription], has_more: false, next_cursor: null } }, method: "GET", path: subs, query: { limit: "5" } },
@@ -116,6 +125,38 @@ describe("commands", () => {
     expect(JSON.parse(json.stderr)).toMatchObject({ error: { exit_code: 1, status: 422, code: "event_not_configured", body } })
   })
 
+  it("messages list prints a table of the stored messages, with the text shortened to one line", async () => {
+    api.on("get", "/platform/v1/messages", { json: { data: [{ ...f.message, text: "line one\nline two" }], has_more: true, next_cursor: "aWQ6NTA" } })
+    const ran = await cli(["messages", "list"])
+    expect(ran.code).toBe(0)
+    const [head, row] = ran.stdout.trimEnd().split("\n")
+    expect(head!.split(/\s{2,}/)).toEqual(["ID", "DIR", "TYPE", "STATUS", "CHANNEL", "CONV", "TEXT", "CREATED"])
+    expect(row).toMatch(/^51\s+out\s+text\s+delivered\s+7\s+31\s+line one line two\s+2025-01-02T03:04:05Z$/)
+    expect(ran.stderr).toMatch(/More messages: add --after aWQ6NTA for the next page, or --all/)
+  })
+
+  it.each([
+    [["messages", "list", "--since", "yesterday"], { loc: ["query", "since"], msg: "must be an ISO 8601 date-time" }, "--since"],
+    [["contacts", "list", "--query", "x"], { loc: ["query", "q"], msg: "is odd" }, "--query"],
+    [["contacts", "update", "41", "--display-name", "x"], { loc: ["body", "display_name"], msg: "must be at most 255 characters" }, "--display-name"]
+  ] as const)("a 422 of %j names the flag the value came from", async (argv, issue, flag) => {
+    const path = argv[0] === "messages" ? "/platform/v1/messages" : argv[1] === "list" ? "/platform/v1/contacts" : "/platform/v1/contacts/:id"
+    api.on(argv[1] === "update" ? "patch" : "get", path, { status: 422, json: { detail: [{ ...issue, type: "value_error", input: "x", ctx: {} }] } })
+    const ran = await cli([...argv])
+    expect(ran.code).toBe(1)
+    expect(ran.stderr).toContain(`${flag}: ${issue.msg}`)
+  })
+
+  it("contacts update without --display-name or --metadata is a usage error, and --metadata must be a JSON object", async () => {
+    const nothing = await cli(["contacts", "update", "41"])
+    expect(nothing.code).toBe(2)
+    expect(nothing.stderr).toMatch(/nothing to change/)
+    const notObject = await cli(["contacts", "update", "41", "--metadata", "[1]"])
+    expect(notObject.code).toBe(2)
+    expect(notObject.stderr).toMatch(/--metadata.*must be a JSON object/)
+    expect(api.calls).toHaveLength(0)
+  })
+
   it("subscriptions update --help says --header and --events replace the stored headers and types (PATCH sends the whole set)", async () => {
     const ran = await cli(["subscriptions", "update", "--help"])
     const help = ran.stdout.replace(/\s+/g, " ")
@@ -178,7 +219,7 @@ describe("commands", () => {
     expect(JSON.parse(one.stdout)).toEqual({ data: [{ ...f.subscription, id: 2 }], has_more: true, next_cursor: "c1" })
   })
 
-  it.each([["subscriptions list"], ["deliveries list"]])("%s --help says what --json prints", async (name) => {
+  it.each([["subscriptions list"], ["deliveries list"], ["messages list"], ["conversations list"], ["contacts list"]])("%s --help says what --json prints", async (name) => {
     const ran = await cli([...name.split(" "), "--help"])
     expect(ran.stdout).toContain("With --json: the API's list object {data, has_more, next_cursor}")
   })
