@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { API_VERSION } from "@platform/shared"
 import { Clock, Effect } from "effect"
+import { CONVERSATION_VISIBLE } from "../domain/data-visibility.js"
 import { newEventId } from "../domain/events.js"
 import { DeliveryWakeup } from "./wakeup.js"
 
@@ -46,6 +47,7 @@ export class InactivitySweep extends Effect.Service<InactivitySweep>()("@platfor
           left join conversation_inactivity_notices n on n.subscription_id = s.id and n.conversation_id = c.id
           where s.inactivity_minutes is not null and s.is_active and not s.is_paused
             and (n.notified_for is null or n.notified_for <> c.last_active_at)
+            and ${sql.literal(CONVERSATION_VISIBLE)}
           order by s.id, c.id
           limit ${limit}
           for update of s skip locked`

@@ -70,4 +70,21 @@ layer(TestEngine)("inactivity sweep (SPEC §3.2)", (it) => {
       expect(rows).toHaveLength(1)
       expect(rows[0]!.envelope.data.last_active_at).toBe("2025-08-01T00:00:00.123Z")
     }))
+
+  it.scoped("a conversation of a contact marked deleted gets no conversation.inactive while its wipe is pending", () =>
+    Effect.gen(function*() {
+      const t0 = Date.parse("2025-09-01T00:00:00.000Z")
+      yield* TestClock.setTime(t0)
+      const sql = yield* SqlClient.SqlClient
+      const { accountId, channelId } = yield* createAccount()
+      const sub = yield* createSubscription({ accountId, url: "http://127.0.0.1:9/hook", inactivityMinutes: 1 })
+      const [contact] = yield* sql<{ id: number }>`insert into contacts (developer_account_id, platform_channel_id, chat_id, deleted_at)
+        values (${accountId}, ${channelId}, 'peer-gone', now()) returning id`
+      yield* sql`insert into conversations (developer_account_id, platform_channel_id, platform_contact_id, peer_id, last_active_at)
+        values (${accountId}, ${channelId}, ${contact!.id}, 'peer-gone', ${new Date(t0)})`
+      const sweep = yield* InactivitySweep
+      yield* TestClock.adjust(Duration.minutes(2))
+      expect(yield* sweep.runOnce()).toBe(0)
+      expect(yield* deliveriesOf(sub.id)).toHaveLength(0)
+    }))
 })
