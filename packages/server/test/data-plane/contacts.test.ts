@@ -1,7 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import { ContactWipe } from "../../src/domain/contact-wipe.js"
+import { ContactWipeSweepLive } from "../../src/workers/contact-wipe-sweep.js"
 import { createKey, request, signup } from "../auth/support.js"
 import { MessagingTestServer, send, setup } from "../messages/support.js"
 import { inject } from "../sandbox/support.js"
@@ -20,7 +21,7 @@ const rowCounts = (contact: number, conversation: number) =>
         (select count(*) from conversations where id = ${conversation})::int as conversations,
         (select count(*) from messages where contact_id = ${contact} or conversation_id = ${conversation})::int as messages`,
       (rows) => rows[0]!
-    ))
+    )).pipe(Effect.orDie)
 
 layer(MessagingTestServer(), { excludeTestServices: true, timeout: 120_000 })("contacts", (it) => {
   it.effect("GET /contacts lists newest first by channel, and q is a case-insensitive prefix of a name, the username or the phone", () =>
@@ -233,5 +234,17 @@ layer(MessagingTestServer(), { excludeTestServices: true, timeout: 120_000 })("c
         (r) => r.body.data[0] as { id: number } | undefined
       ))
       expect(fresh.id).not.toBe(contact)
+    }))
+
+  it.scoped("the contact wipe worker, once started, wipes a deleted contact without being asked", () =>
+    Effect.gen(function*() {
+      const dev = yield* signup("contact-worker")
+      const { key } = yield* createKey(dev, { rate_limit_per_minute: 100000 })
+      const channel = yield* seedChannel(dev.accountId)
+      const thread = yield* seedThread(dev.accountId, channel, "15550050", [{}, {}, {}])
+      expect((yield* request("DELETE", `${V1}/contacts/${thread.contact}`, { key })).status).toBe(202)
+      yield* Layer.build(ContactWipeSweepLive)
+      yield* eventually(Effect.map(rowCounts(thread.contact, thread.conversation), (n) =>
+        n.contacts + n.conversations + n.messages === 0 ? true : undefined))
     }))
 })
