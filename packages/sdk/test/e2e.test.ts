@@ -347,4 +347,43 @@ describe("SDK against the real server", () => {
     }
     await expect(client.conversations.update(999_999, { status: "ended" })).rejects.toBeInstanceOf(NotFoundError)
   })
+
+  it("data plane: messages.list/retrieve show a send and its reply, conversations and contacts list and retrieve them, contacts.update and delete", async () => {
+    const client = await ownClient("data-plane")
+    const to = peer()
+    const sent = await client.messages.sendText({ channel_id: server.channelId, to, text: "order shipped" })
+    const inboundId = await server.inbound(to, "thanks!")
+    const reply = await within(
+      (async () => {
+        for (;;) {
+          const page = await client.messages.list({ channel_id: server.channelId, peer_id: to, direction: "inbound" })
+          if (page.data.length > 0) return page.data[0]!
+          await new Promise((r) => setTimeout(r, 20))
+        }
+      })(),
+      10_000,
+      "the inbound reply to be stored"
+    )
+    expect(reply).toMatchObject({ direction: "inbound", text: "thanks!", meta_message_id: inboundId })
+    const history: Array<string | null> = []
+    for await (const m of client.messages.list({ peer_id: to, limit: 1 })) history.push(m.text)
+    expect(history).toEqual(["thanks!", "order shipped"])
+    const original = (await client.messages.list({ peer_id: to, direction: "outbound" })).data[0]!
+    expect(await client.messages.retrieve(original.id)).toMatchObject({ meta_message_id: sent.message_id, source: "api" })
+
+    const conversation = (await client.conversations.list({ peer_id: to })).data[0]!
+    expect(conversation).toMatchObject({ id: reply.conversation_id, message_count: 2, status: "active" })
+    expect(await client.conversations.retrieve(conversation.id)).toEqual(conversation)
+
+    const contactId = reply.contact_id!
+    expect((await client.contacts.list({ q: to })).data.map((c) => c.id)).toEqual([contactId])
+    const updated = await client.contacts.update(contactId, { display_name: "Ada", contact_metadata: { vip: true } })
+    expect(updated).toMatchObject({ id: contactId, display_name: "Ada", contact_metadata: { vip: true } })
+    expect(await client.contacts.retrieve(contactId)).toEqual(updated)
+    expect(await client.contacts.delete(contactId)).toEqual({ id: contactId, deleted: true })
+    await expect(client.contacts.retrieve(contactId)).rejects.toBeInstanceOf(NotFoundError)
+    await expect(client.messages.retrieve(original.id)).rejects.toBeInstanceOf(NotFoundError)
+    expect((await client.conversations.list({ peer_id: to })).data).toEqual([])
+    await expect(client.messages.list({ since: "yesterday" })).rejects.toBeInstanceOf(ValidationError)
+  })
 })
