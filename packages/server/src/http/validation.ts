@@ -1,4 +1,4 @@
-import { HttpApi, HttpApiBuilder, HttpApiError, HttpServerError, HttpServerRequest, HttpServerResponse, Multipart } from "@effect/platform"
+import { HttpApi, HttpApiBuilder, HttpApiError, HttpMethod, HttpServerError, HttpServerRequest, HttpServerResponse, Multipart } from "@effect/platform"
 import type { HttpApiEndpoint } from "@effect/platform"
 import { PlatformApi, ValidationFailed } from "@platform/shared"
 import { Effect, Option, Predicate, SchemaAST as AST } from "effect"
@@ -34,7 +34,8 @@ const endpoints: ReadonlyArray<EndpointShape> = (() => {
     onGroup: () => {},
     onEndpoint: ({ endpoint }) => {
       const e = endpoint as unknown as HttpApiEndpoint.HttpApiEndpoint.AnyWithProps
-      const payloadInQuery = e.method === "GET" || e.method === "HEAD" || e.method === "DELETE"
+      // As HttpApiBuilder decodes it: a DELETE (block-users) carries its payload in the body.
+      const payloadInQuery = !HttpMethod.hasBody(e.method)
       out.push({
         method: e.method,
         pattern: compile(e.path),
