@@ -3,6 +3,7 @@ import { ParseResult, Schema } from "effect"
 import { UpstreamErrorEnvelope } from "./events.js"
 import { EventType } from "./events.js"
 import { Scope } from "./scopes.js"
+import { optional } from "./common.js"
 
 /** Coded errors: code → HTTP status (DESIGN §5 "Error bodies"). */
 export const ErrorCodes = {
@@ -148,9 +149,21 @@ export class NotImplemented extends Schema.TaggedError<NotImplemented>()(
   static readonly code = "not_implemented"
 }
 
+/**
+ * 502 `upstream_error` of the routes other than send: `message` says what failed
+ * (never a token); where the upstream answered, `error` (its classification, as in
+ * the send 502), `meta_code`, `meta_subcode`, `meta_title` and `fbtrace_id` say why.
+ */
 export class UpstreamFailure extends Schema.TaggedError<UpstreamFailure>()(
   "UpstreamFailure",
-  { message: message("the upstream failed") },
+  {
+    message: message("the upstream failed"),
+    error: optional(Schema.String),
+    meta_code: optional(Schema.NullOr(Schema.Number)),
+    meta_subcode: optional(Schema.NullOr(Schema.Number)),
+    meta_title: optional(Schema.NullOr(Schema.String)),
+    fbtrace_id: optional(Schema.NullOr(Schema.String))
+  },
   coded("upstream_error")
 ) {
   static readonly code = "upstream_error"
@@ -228,7 +241,7 @@ const collapseUnionIssues = (issues: ReadonlyArray<FormattedIssue>): ReadonlyArr
 }
 
 /** Request fields whose value is a secret: a 422 never echoes them (in `input` or in `msg`). */
-const SECRET_KEYS: ReadonlySet<string> = new Set(["password", "pin", "secret", "webhook_secret"])
+export const SECRET_KEYS: ReadonlySet<string> = new Set(["password", "pin", "secret", "webhook_secret"])
 
 const REDACTED = "[redacted]"
 

@@ -1,5 +1,5 @@
 import { HttpRouter, HttpServerRequest } from "@effect/platform"
-import { InputGuard, ValidationFailed } from "@platform/shared"
+import { InputGuard, SECRET_KEYS, ValidationFailed } from "@platform/shared"
 import { Effect, Layer } from "effect"
 
 type Detail = ValidationFailed["detail"][number]
@@ -22,7 +22,14 @@ const problemOf = (s: string): string | undefined =>
     ? "must not contain an unpaired UTF-16 surrogate (an escape such as \\ud800 without its pair)"
     : undefined
 
-const issue = (loc: Loc, input: string, msg: string): Detail => ({ loc, msg, type: "value_error", input, ctx: {} })
+/** A secret (a two-factor PIN, a password) is never echoed back, even when it is what was wrong. */
+const issue = (loc: Loc, input: string, msg: string): Detail => ({
+  loc,
+  msg,
+  type: "value_error",
+  input: SECRET_KEYS.has(String(loc[loc.length - 1])) ? null : input,
+  ctx: {}
+})
 
 /** Every string (value or key) of a JSON value that holds U+0000 or a lone surrogate, with its location. */
 const stringIssues = (value: unknown, loc: Loc, out: Array<Detail> = []): Array<Detail> => {
