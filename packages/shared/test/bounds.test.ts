@@ -97,6 +97,7 @@ describe("request bodies", () => {
     ["block-users with no users", BlockUsers, { users: [] }, ["users"]],
     ["block-users with 1000 users", BlockUsers, { users: Array.from({ length: 1000 }, (_, i) => `${i}`) }, null],
     ["block-users with 1001 users", BlockUsers, { users: Array.from({ length: 1001 }, (_, i) => `${i}`) }, ["users"]],
+    ["block-users with a blank user", BlockUsers, { users: ["15551230001", "  "] }, ["users", 1]],
     ["two-factor pin of 5 digits", TwoFactor, { pin: "12345" }, ["pin"]],
     ["two-factor pin of 7 digits", TwoFactor, { pin: "1234567" }, ["pin"]],
     ["two-factor pin with letters", TwoFactor, { pin: "12a456" }, ["pin"]],

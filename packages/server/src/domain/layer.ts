@@ -7,6 +7,7 @@ import { Accounts } from "./accounts.js"
 import { ApiKeys } from "./api-keys.js"
 import { ChannelCredentialsCache } from "./channel-credentials.js"
 import { ChannelOnboarding } from "./channel-onboarding.js"
+import { ChannelOperations } from "./channel-operations.js"
 import { Channels } from "./channels.js"
 import { Contacts } from "./contacts.js"
 import { Events } from "./events.js"
@@ -29,6 +30,7 @@ export const DomainLive = Layer.mergeAll(
   Sessions.Default,
   Accounts.Default,
   Channels.Default,
+  ChannelOperations.Default,
   Messages.Default,
   MessageHistory.Default,
   Contacts.Default,

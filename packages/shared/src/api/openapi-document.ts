@@ -17,6 +17,7 @@ const ERROR_DESCRIPTIONS: Readonly<Record<string, string>> = {
   "409": "Conflict: the resource is not in a state that allows this",
   "422": "Validation failed (SPEC §7 shape: detail[] of loc, msg, type, input, ctx) or a coded 422",
   "429": "Too many requests: the key's rate limit (retry after Retry-After seconds) or the monthly template quota",
+  "501": "Not implemented: the upstream manages this operation elsewhere (display-name submit)",
   "502": "The upstream (Meta's Graph API) failed; the body says how",
   "503": "Not ready"
 }
