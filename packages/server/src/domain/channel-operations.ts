@@ -36,7 +36,9 @@ const errorOf = (e: unknown): { code: number | null; message: string } => {
   const data = (o["error_data"] !== null && typeof o["error_data"] === "object" ? o["error_data"] : {}) as Record<string, unknown>
   const details = typeof data["details"] === "string" ? data["details"] : undefined
   const message = typeof o["message"] === "string" ? o["message"] : typeof o["title"] === "string" ? o["title"] : "refused by the upstream"
-  return { code: typeof o["code"] === "number" && Number.isInteger(o["code"]) ? o["code"] : null, message: details ? `${message}: ${details}` : message }
+  // Meta documents the code as an integer, and shows it as a string in one example.
+  const code = typeof o["code"] === "string" && /^\d{1,9}$/.test(o["code"]) ? Number(o["code"]) : o["code"]
+  return { code: typeof code === "number" && Number.isInteger(code) ? code : null, message: details ? `${message}: ${details}` : message }
 }
 
 const toBlockResult = (channelId: number, r: BlockResult): BlockUsersResult => ({

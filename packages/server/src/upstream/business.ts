@@ -208,7 +208,8 @@ export const makeBusinessApi = (graph: GraphClient) => {
         method: block ? "POST" : "DELETE",
         path: `/${pnid}/block_users`,
         token: creds.access_token,
-        json: { messaging_product: "whatsapp", block_users: users.map((user) => ({ user })) }
+        json: { messaging_product: "whatsapp", block_users: users.map((user) => ({ user })) },
+        partialResultOnError: true
       }, BlockResponse)
       const ok = (block ? res.block_users.added_users : res.block_users.removed_users) ?? []
       return {

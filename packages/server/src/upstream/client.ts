@@ -1,6 +1,6 @@
 import { HttpClient, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
 import type { HttpClientError } from "@effect/platform/HttpClientError"
-import { Duration, Effect, ParseResult, Redacted, Schedule, Schema, type Scope } from "effect"
+import { Duration, Effect, Option, ParseResult, Redacted, Schedule, Schema, type Scope } from "effect"
 import type { ChannelCredentials } from "./credentials.js"
 import { fromGraphResponse, redactSecrets, UpstreamError, UpstreamRequestInvalid, UpstreamTimeout } from "./errors.js"
 
@@ -33,6 +33,12 @@ export interface GraphRequest {
   readonly long?: boolean | undefined
   /** Extra values (codes, app secret) to scrub from anything that leaves this module. */
   readonly secrets?: ReadonlyArray<string> | undefined
+  /**
+   * Meta answers a mixed success of a batch (block_users, code 139100) with HTTP 400
+   * and a body that still carries the per-item result beside `error`: such an error
+   * answer is decoded with the call's schema when it fits, and fails as usual otherwise.
+   */
+  readonly partialResultOnError?: boolean | undefined
 }
 
 export type GraphFailure = UpstreamError | UpstreamTimeout
@@ -108,25 +114,29 @@ export const makeGraphClient = (options: {
     })
   }
 
-  const failFrom = (req: GraphRequest, res: HttpClientResponse.HttpClientResponse): Effect.Effect<never, UpstreamError> =>
+  const errorBody = (res: HttpClientResponse.HttpClientResponse): Effect.Effect<unknown> =>
     res.text.pipe(
       Effect.orElseSucceed(() => ""),
-      Effect.flatMap((text) => {
-        let body: unknown = text
+      Effect.map((text) => {
         try {
-          body = JSON.parse(text)
+          return JSON.parse(text) as unknown
         } catch {
-          // Not JSON: the status alone classifies it.
+          return text // Not JSON: the status alone classifies it.
         }
-        return Effect.fail(fromGraphResponse({
-          operation: req.operation,
-          status: res.status,
-          body,
-          traceHeader: res.headers["x-fb-trace-id"] ?? null,
-          secrets: secretsOf(req)
-        }))
       })
     )
+
+  const failWith = (req: GraphRequest, res: HttpClientResponse.HttpClientResponse, body: unknown) =>
+    Effect.fail(fromGraphResponse({
+      operation: req.operation,
+      status: res.status,
+      body,
+      traceHeader: res.headers["x-fb-trace-id"] ?? null,
+      secrets: secretsOf(req)
+    }))
+
+  const failFrom = (req: GraphRequest, res: HttpClientResponse.HttpClientResponse): Effect.Effect<never, UpstreamError> =>
+    Effect.flatMap(errorBody(res), (body) => failWith(req, res, body))
 
   const deadline = (req: GraphRequest) => req.long ? tuning.uploadTimeoutMs : tuning.timeoutMs
 
@@ -184,7 +194,15 @@ export const makeGraphClient = (options: {
       Effect.scoped(
         http.execute(build(req)).pipe(
           Effect.flatMap((res): Effect.Effect<unknown, GraphFailure | HttpClientError> =>
-            res.status >= 400 ? failFrom(req, res) : res.json
+            res.status < 400
+              ? res.json
+              : req.partialResultOnError === true
+              ? Effect.flatMap(errorBody(res), (body) =>
+                Option.match(Schema.decodeUnknownOption(schema)(body), {
+                  onNone: () => failWith(req, res, body),
+                  onSome: () => Effect.succeed(body)
+                }))
+              : failFrom(req, res)
           ),
           Effect.flatMap((body) =>
             decode(body).pipe(

@@ -1,6 +1,7 @@
 import { expect, layer } from "@effect/vitest"
 import { Scopes } from "@platform/shared"
 import { Effect } from "effect"
+import { SANDBOX_MAGIC_RECIPIENTS } from "../../src/upstream/sandbox/magic.js"
 import { SandboxState } from "../../src/upstream/sandbox/state.js"
 import { connectChat, createKey } from "../auth/support.js"
 import { MessagingTestServer, request, type Setup, setup, sql } from "../messages/support.js"
@@ -145,6 +146,22 @@ layer(MessagingTestServer(), { timeout: 120_000, excludeTestServices: true })("c
       expect(unblocked.status, unblocked.text).toBe(200)
       expect(unblocked.body).toEqual({ channel_id: s.chat, succeeded: [{ user: "15551230003", wa_id: "15551230003" }], failed: [] })
       expect([...state.blocked.get(s.phoneNumberId)!]).toEqual(["15551230002"])
+    }))
+
+  it.effect("block-users of a user the upstream refuses is a 200 listing that user as failed, the others blocked", () =>
+    Effect.gen(function*() {
+      const s = yield* ctx
+      const state = yield* SandboxState
+      const refused = SANDBOX_MAGIC_RECIPIENTS.reengagementRequired
+      const reply = yield* request("POST", at(s.chat, "block-users"), { key: s.key, body: { users: ["15551230004", refused] } })
+      expect(reply.status, reply.text).toBe(200)
+      expect(reply.body).toEqual({
+        channel_id: s.chat,
+        succeeded: [{ user: "15551230004", wa_id: "15551230004" }],
+        failed: [{ user: refused, errors: [{ code: 131047, message: "Re-engagement required: User has not messaged in the last 24 hours" }] }]
+      })
+      expect(state.blocked.get(s.phoneNumberId)!.has("15551230004")).toBe(true)
+      expect(state.blocked.get(s.phoneNumberId)!.has(refused)).toBe(false)
     }))
 
   it.effect("POST two-factor registers the PIN upstream and never answers it", () =>

@@ -545,16 +545,41 @@ const graphHandler = Effect.gen(function*() {
       const body = yield* readJson(req)
       const users = Array.isArray(body["block_users"]) ? (body["block_users"] as Array<Json>).map((u) => String(u["user"] ?? "")) : []
       if (users.length === 0) return invalidParameter("block_users is required")
+      if (method !== "POST" && method !== "DELETE") return unsupportedMethod(method)
       const echoed = users.map((input) => ({ input, wa_id: input.replace(/\D/g, "") }))
-      if (method === "POST") {
-        for (const u of echoed) blocked.add(u.wa_id)
-        return json({ messaging_product: "whatsapp", block_users: { added_users: echoed } })
+      // Like Meta: only users who wrote in the last 24 hours can be blocked; the magic
+      // re-engagement number plays one who did not, answered per user in a mixed 400.
+      const refused = echoed.filter((u) => u.wa_id === SANDBOX_MAGIC_RECIPIENTS.reengagementRequired)
+      const done = echoed.filter((u) => u.wa_id !== SANDBOX_MAGIC_RECIPIENTS.reengagementRequired)
+      for (const u of done) {
+        if (method === "POST") blocked.add(u.wa_id)
+        else blocked.delete(u.wa_id)
       }
-      if (method === "DELETE") {
-        for (const u of echoed) blocked.delete(u.wa_id)
-        return json({ messaging_product: "whatsapp", block_users: { removed_users: echoed } })
+      const result = {
+        messaging_product: "whatsapp",
+        block_users: {
+          [method === "POST" ? "added_users" : "removed_users"]: done,
+          ...(refused.length > 0
+            ? {
+              failed_users: refused.map((u) => ({
+                ...u,
+                errors: [{ message: "Re-engagement required", code: 131047, error_data: { details: "User has not messaged in the last 24 hours" } }]
+              }))
+            }
+            : {})
+        }
       }
-      return unsupportedMethod(method)
+      if (refused.length === 0) return json(result)
+      return json({
+        ...result,
+        error: {
+          message: "(#139100) Failed to block/unblock users",
+          type: "OAuthException",
+          code: 139100,
+          error_data: { details: "Failed to block some users, see the block_users response list for details" },
+          fbtrace_id: newTraceId()
+        }
+      }, 400)
     }
     case "register": {
       if (method !== "POST") return unsupportedMethod(method)
