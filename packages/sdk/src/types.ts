@@ -3,7 +3,15 @@
  * imports: the schemas never reach the SDK bundle, and the SDK cannot drift from them).
  */
 import type {
+  BlockUsers as BlockUsersSchema,
+  BlockUsersResult as BlockUsersResultSchema,
   Channel as ChannelSchema,
+  ChannelDisplayName as ChannelDisplayNameSchema,
+  ChannelHealth as ChannelHealthSchema,
+  ChannelProfile as ChannelProfileSchema,
+  ChannelProfileUpdate as ChannelProfileUpdateSchema,
+  TwoFactor as TwoFactorSchema,
+  TwoFactorResult as TwoFactorResultSchema,
   ChannelType as ChannelTypeSchema,
   Contact as ContactSchema,
   ContactDeleted as ContactDeletedSchema,
@@ -70,6 +78,22 @@ export interface ChannelListParams {
 }
 /** Body of `PATCH /platform/v1/channels/{id}/inbound`: `{enabled}`. */
 export type InboundSwitchParams = typeof InboundSwitchSchema.Encoded
+/** Result of `GET /channels/{id}/health`: whether the channel can send, overall and per entity. */
+export type ChannelHealth = typeof ChannelHealthSchema.Type
+/** A chat channel's business profile as the upstream holds it. */
+export type ChannelProfile = typeof ChannelProfileSchema.Type
+/** Body of `POST /channels/{id}/profile`: only the fields given are changed. */
+export type ChannelProfileUpdateParams = typeof ChannelProfileUpdateSchema.Encoded
+/** Result of `GET /channels/{id}/display-name`: the name and its review state. */
+export type ChannelDisplayName = typeof ChannelDisplayNameSchema.Type
+/** Body of `POST` and `DELETE /channels/{id}/block-users`: `{users}`, 1 to 1000. */
+export type BlockUsersParams = typeof BlockUsersSchema.Encoded
+/** Result of blocking or unblocking: the users that succeeded and those the upstream refused, with why. */
+export type BlockUsersResult = typeof BlockUsersResultSchema.Type
+/** Body of `POST /channels/{id}/two-factor`: `{pin}`, exactly 6 digits. */
+export type TwoFactorParams = typeof TwoFactorSchema.Encoded
+/** Result of setting the two-step verification PIN (the PIN is never returned). */
+export type TwoFactorResult = typeof TwoFactorResultSchema.Type
 
 /** A conversation with a peer on a channel. */
 export type Conversation = typeof ConversationSchema.Type

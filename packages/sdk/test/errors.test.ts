@@ -40,6 +40,12 @@ const table = [
   { status: 429, body: { detail: "template quota exceeded: 250 of 250 used" }, cls: TemplateQuotaError, fields: { code: "template_quota_exceeded" } },
   { status: 501, body: coded("not_implemented", "managed elsewhere"), cls: NotImplementedError, fields: { code: "not_implemented" } },
   { status: 502, body: upstream, cls: UpstreamError, fields: { code: "upstream_error", metaCode: 131047, metaSubcode: 2494010, metaTitle: "Re-engagement message", fbtraceId: "AbCdEf123", message: "502 More than 24 hours have passed" } },
+  {
+    status: 502,
+    body: coded("upstream_error", "health failed at the upstream: Session has expired", { error: "auth", meta_code: 190, meta_subcode: 463, meta_title: "Access token has expired", fbtrace_id: "AfTrace190" }),
+    cls: UpstreamError,
+    fields: { code: "upstream_error", metaCode: 190, metaSubcode: 463, metaTitle: "Access token has expired", fbtraceId: "AfTrace190", message: "502 upstream_error: health failed at the upstream: Session has expired" }
+  },
   { status: 500, body: "Internal Server Error", cls: InternalServerError, fields: { code: undefined, message: "500 Internal Server Error" } }
 ] as const
 

@@ -1,8 +1,12 @@
 import { HttpApi } from "@effect/platform"
 import {
+  BlockUsersResult,
   Channel,
   Contact,
   ContactDeleted,
+  ChannelDisplayName,
+  ChannelHealth,
+  ChannelProfile,
   Conversation,
   EventDelivery,
   Envelope,
@@ -15,6 +19,7 @@ import {
   RawForwardDelivery,
   SendMessage,
   SendResult,
+  TwoFactorResult,
   WebhookSubscription
 } from "@platform/shared"
 import * as f from "@platform/test-support/fixtures"
@@ -177,6 +182,82 @@ const cases: ReadonlyArray<Case> = [
     path: "/platform/v1/channels/7/inbound",
     body: { enabled: false },
     result: { ...f.channel, inbound_enabled: false }
+  },
+  {
+    name: "channels.health GETs /channels/{id}/health",
+    route: ["get", "/platform/v1/channels/:id/health"],
+    reply: { json: f.channelHealth },
+    call: (c) => c.channels.health(7),
+    method: "GET",
+    path: "/platform/v1/channels/7/health",
+    result: f.channelHealth
+  },
+  {
+    name: "channels.getProfile GETs /channels/{id}/profile",
+    route: ["get", "/platform/v1/channels/:id/profile"],
+    reply: { json: f.channelProfile },
+    call: (c) => c.channels.getProfile(7),
+    method: "GET",
+    path: "/platform/v1/channels/7/profile",
+    result: f.channelProfile
+  },
+  {
+    name: "channels.updateProfile POSTs only the given fields to /channels/{id}/profile and returns the profile",
+    route: ["post", "/platform/v1/channels/:id/profile"],
+    reply: { json: f.channelProfile },
+    call: (c) => c.channels.updateProfile(7, { about: "Open 9 to 5", websites: ["https://example.com"] }),
+    method: "POST",
+    path: "/platform/v1/channels/7/profile",
+    body: { about: "Open 9 to 5", websites: ["https://example.com"] },
+    result: f.channelProfile
+  },
+  {
+    name: "channels.getDisplayName GETs /channels/{id}/display-name",
+    route: ["get", "/platform/v1/channels/:id/display-name"],
+    reply: { json: f.channelDisplayName },
+    call: (c) => c.channels.getDisplayName(7),
+    method: "GET",
+    path: "/platform/v1/channels/7/display-name",
+    result: f.channelDisplayName
+  },
+  {
+    name: "channels.submitDisplayName POSTs /channels/{id}/display-name and rejects with the 501",
+    route: ["post", "/platform/v1/channels/:id/display-name"],
+    reply: { status: 501, json: { detail: { code: "not_implemented", message: "managed in the business manager" } } },
+    call: (c) => c.channels.submitDisplayName(7).catch((e: { name: string; status: number; code: string }) => ({ name: e.name, status: e.status, code: e.code })),
+    method: "POST",
+    path: "/platform/v1/channels/7/display-name",
+    result: { name: "NotImplementedError", status: 501, code: "not_implemented" }
+  },
+  {
+    name: "channels.blockUsers POSTs {users} to /channels/{id}/block-users and returns who was blocked and who was refused",
+    route: ["post", "/platform/v1/channels/:id/block-users"],
+    reply: { json: f.blockUsersResult },
+    call: (c) => c.channels.blockUsers(7, { users: ["+1 555 000 1111", "15550002222"] }),
+    method: "POST",
+    path: "/platform/v1/channels/7/block-users",
+    body: { users: ["+1 555 000 1111", "15550002222"] },
+    result: f.blockUsersResult
+  },
+  {
+    name: "channels.unblockUsers DELETEs /channels/{id}/block-users with {users} in the body",
+    route: ["delete", "/platform/v1/channels/:id/block-users"],
+    reply: { json: f.blockUsersResult },
+    call: (c) => c.channels.unblockUsers(7, { users: ["+1 555 000 1111"] }),
+    method: "DELETE",
+    path: "/platform/v1/channels/7/block-users",
+    body: { users: ["+1 555 000 1111"] },
+    result: f.blockUsersResult
+  },
+  {
+    name: "channels.setTwoFactorPin POSTs {pin} to /channels/{id}/two-factor",
+    route: ["post", "/platform/v1/channels/:id/two-factor"],
+    reply: { json: f.twoFactorResult },
+    call: (c) => c.channels.setTwoFactorPin(7, { pin: "135790" }),
+    method: "POST",
+    path: "/platform/v1/channels/7/two-factor",
+    body: { pin: "135790" },
+    result: f.twoFactorResult
   },
   {
     name: "conversations.update PATCHes /conversations/{id} with {status} and returns the conversation",
@@ -766,6 +847,11 @@ describe("fixtures", () => {
     ["MediaUrlResult", MediaUrlResult, f.mediaUrl],
     ["MediaDeleteResult", MediaDeleteResult, f.mediaDeleted],
     ["Channel", Channel, f.channel],
+    ["ChannelHealth", ChannelHealth, f.channelHealth],
+    ["ChannelProfile", ChannelProfile, f.channelProfile],
+    ["ChannelDisplayName", ChannelDisplayName, f.channelDisplayName],
+    ["BlockUsersResult", BlockUsersResult, f.blockUsersResult],
+    ["TwoFactorResult", TwoFactorResult, f.twoFactorResult],
     ["Conversation", Conversation, f.conversation],
     ["Message", Message, f.message],
     ["Contact", Contact, f.contact],

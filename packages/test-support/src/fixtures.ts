@@ -13,6 +13,42 @@ export const channel = {
   quality_rating: "GREEN",
   created_at: "2025-01-02T03:04:05Z"
 }
+export const channelHealth = {
+  channel_id: 7,
+  can_send_message: "LIMITED",
+  entities: [
+    { entity_type: "PHONE_NUMBER", can_send_message: "AVAILABLE", errors: [], additional_info: [] },
+    {
+      entity_type: "WABA",
+      can_send_message: "LIMITED",
+      errors: [{ error_code: 141006, error_description: "There is an error with the payment method.", possible_solution: "Update the payment method." }],
+      additional_info: ["Your WhatsApp Business Account has reached its messaging limit."]
+    }
+  ]
+}
+export const channelProfile = {
+  channel_id: 7,
+  about: "Open 9 to 5",
+  address: "1 Main St",
+  description: null,
+  email: "help@example.com",
+  profile_picture_url: null,
+  websites: ["https://example.com"],
+  vertical: "RETAIL"
+}
+export const channelDisplayName = {
+  channel_id: 7,
+  verified_name: "Support line",
+  display_phone_number: "+1 555 000 0000",
+  name_status: "APPROVED",
+  new_name_status: null
+}
+export const blockUsersResult = {
+  channel_id: 7,
+  succeeded: [{ user: "+1 555 000 1111", wa_id: "15550001111" }],
+  failed: [{ user: "15550002222", errors: [{ code: 131047, message: "Re-engagement required: User has not messaged in the last 24 hours" }] }]
+}
+export const twoFactorResult = { channel_id: 7, two_factor_enabled: true }
 export const conversation = {
   id: 31,
   platform_channel_id: 7,

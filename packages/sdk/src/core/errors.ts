@@ -191,7 +191,10 @@ export class NotImplementedError extends APIError {
   override readonly name = "NotImplementedError"
 }
 
-/** 502: the upstream (Meta) rejected the call; `metaCode`, `metaSubcode` and `fbtraceId` say why. */
+/**
+ * 502: the upstream (Meta) rejected the call; `metaCode`, `metaSubcode` and `fbtraceId` say why. Read from the
+ * send route's envelope or from the coded `{detail: {code: "upstream_error", ...}}` of the other routes.
+ */
 export class UpstreamError extends APIError {
   override readonly name = "UpstreamError"
   /** Meta's error code, such as 131047. */
@@ -204,7 +207,7 @@ export class UpstreamError extends APIError {
   readonly fbtraceId: string | null
   constructor(init: APIErrorInit) {
     super(init)
-    const b = (init.body !== null && typeof init.body === "object" ? init.body : {}) as Record<string, unknown>
+    const b = codedDetail(init.body) ?? ((init.body !== null && typeof init.body === "object" ? init.body : {}) as Record<string, unknown>)
     const num = (v: unknown) => (typeof v === "number" ? v : null)
     const str = (v: unknown) => (typeof v === "string" ? v : null)
     this.metaCode = num(b.meta_code)
