@@ -22,8 +22,17 @@ const QUERY_FLAGS: Readonly<Record<string, string>> = {
   before: "--before"
 }
 
-/** The flag each body field comes from, for the commands that send it. */
+/** The flag or argument each body field comes from, for the commands that send it. */
 const BODY_FLAGS: Readonly<Record<string, string>> = {
+  pin: "--pin",
+  about: "--about",
+  address: "--address",
+  description: "--description",
+  email: "--email",
+  vertical: "--vertical",
+  websites: "--website",
+  profile_picture_handle: "--picture-handle",
+  users: "<users>",
   display_name: "--display-name",
   contact_metadata: "--metadata"
 }
@@ -35,14 +44,20 @@ export interface IssueLike {
 }
 
 /**
- * Where a 422 issue points, in the user's terms: a query parameter or body field the running command set from a flag is named by
- * that flag (`query.event_types.1` of `--events a,b` is `--events value 2`); any other location is the API's path.
+ * Where a 422 issue points, in the user's terms: a query parameter or body field the running command set from a flag
+ * or argument is named by it (`query.event_types.1` of `--events a,b` is `--events value 2`, `body.users.0` of
+ * `channels block 7 a b` is `<users> value 1`); any other location is the API's path.
  */
 export const issueLocation = (issue: IssueLike, command: Command | undefined): string => {
   const [where, name, ...rest] = issue.loc
-  const flags = where === "query" ? QUERY_FLAGS : where === "body" ? BODY_FLAGS : undefined
-  const flag = flags !== undefined && typeof name === "string" ? flags[name] : undefined
-  if (flag === undefined || command === undefined || !command.options.some((o) => o.long === flag)) return issue.loc.join(".")
+  const table = where === "query" ? QUERY_FLAGS : where === "body" ? BODY_FLAGS : {}
+  const flag = typeof name === "string" ? table[name] : undefined
+  const given = flag !== undefined && command !== undefined && (
+    flag.startsWith("<")
+      ? command.registeredArguments.some((a) => `<${a.name()}>` === flag)
+      : command.options.some((o) => o.long === flag)
+  )
+  if (!given) return issue.loc.join(".")
   const index = rest.length === 1 && typeof rest[0] === "number" ? ` value ${rest[0] + 1}` : rest.length > 0 ? ` (${rest.join(".")})` : ""
   return `${flag}${index}`
 }

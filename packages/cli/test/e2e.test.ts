@@ -45,6 +45,27 @@ describe("CLI against the real server", () => {
     expect(on).toMatchObject({ code: 0, stdout: `✓ Inbound on for channel ${server.channelId}\n` })
   })
 
+  it("channels health, profile, display-name, block, unblock and two-factor run against the sandbox", async () => {
+    const id = String(server.channelId)
+    expect(await json(["channels", "health", id])).toMatchObject({ channel_id: server.channelId, can_send_message: "AVAILABLE" })
+    expect(await json(["channels", "profile", id, "--about", "Open 9 to 5"])).toMatchObject({ channel_id: server.channelId, about: "Open 9 to 5" })
+    expect(await json(["channels", "display-name", id])).toMatchObject({ channel_id: server.channelId, name_status: "APPROVED" })
+    const user = peer()
+    const blocked = await cli(["channels", "block", id, user], { env: env() })
+    expect(blocked.code, blocked.stderr).toBe(0)
+    expect(blocked.stdout).toMatch(new RegExp(`\\n${user}\\s+blocked\\s+${user}\\n`))
+    expect(await json(["channels", "unblock", id, user])).toEqual({ channel_id: server.channelId, succeeded: [{ user, wa_id: user }], failed: [] })
+    async function* stdin() {
+      yield "975311\n"
+    }
+    const pin = await cli(["channels", "two-factor", id], { env: env(), stdin: stdin() })
+    expect(pin).toMatchObject({ code: 0, stdout: `✓ Two-step verification PIN set for channel ${id}\n` })
+    const short = await cli(["channels", "two-factor", id, "--pin", "12345"], { env: env() })
+    expect(short.code).toBe(1)
+    expect(short.stderr).toContain("--pin: must be exactly 6 digits")
+    expect(short.stderr).not.toContain("12345")
+  })
+
   it("channels list prints a table", async () => {
     const ran = await cli(["channels", "list"], { env: env() })
     expect(ran.code).toBe(0)

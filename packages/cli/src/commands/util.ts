@@ -46,6 +46,19 @@ export const json = (value: string): unknown => {
 export const defined = <T extends Record<string, unknown>>(o: T): { [K in keyof T]: Exclude<T[K], undefined> } =>
   Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as { [K in keyof T]: Exclude<T[K], undefined> }
 
+/** Parses a repeatable option whose values may hold commas (`--website a --website b`). */
+export const repeat = (value: string, previous: ReadonlyArray<string> = []): string[] => [...previous, value]
+
+/** The first line of an input stream, trimmed (a key or PIN piped in, or typed at a prompt). */
+export const readLine = async (input: AsyncIterable<string | Uint8Array>): Promise<string> => {
+  let text = ""
+  for await (const chunk of input) {
+    text += typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8")
+    if (text.includes("\n")) break
+  }
+  return text.split("\n")[0]!.trim()
+}
+
 /** Shorthand for a new subcommand. */
 export const command = (name: string, description: string): Command => new Command(name).description(description)
 

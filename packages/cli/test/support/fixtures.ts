@@ -5,7 +5,18 @@ import * as wire from "@platform/test-support/fixtures"
 // the raw bytes, `events tail` prints the text), a delivery that took 250 ms (latency in
 // `deliveries tail`), a subscription without a description, a channel without a phone
 // number (the table's name column falls back to it).
-export { contact, contactDeleted, conversation, message, sendResult } from "@platform/test-support/fixtures"
+export {
+  blockUsersResult,
+  channelDisplayName,
+  channelHealth,
+  channelProfile,
+  contact,
+  contactDeleted,
+  conversation,
+  message,
+  sendResult,
+  twoFactorResult
+} from "@platform/test-support/fixtures"
 const { display_phone_number: _phone, ...channelWithoutPhone } = wire.channel
 export const channel = channelWithoutPhone
 export const subscription = { ...wire.subscription, description: null, event_types: ["message.sent"] }

@@ -1,15 +1,6 @@
 import { AuthenticationError, PermissionDeniedError } from "@platform/sdk"
 import { CliError, ExitCode } from "../../context.js"
-import { command, type CommandFactory } from "../util.js"
-
-const readLine = async (input: AsyncIterable<string | Uint8Array>): Promise<string> => {
-  let text = ""
-  for await (const chunk of input) {
-    text += typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8")
-    if (text.includes("\n")) break
-  }
-  return text.split("\n")[0]!.trim()
-}
+import { command, readLine, type CommandFactory } from "../util.js"
 
 export const login: CommandFactory = (ctx) =>
   command("login", "Check an API key and store it (and --base-url) in the selected profile")
