@@ -149,5 +149,8 @@ describe("the OpenAPI document", () => {
     const descriptions = operations.flatMap(({ op }) => Object.values(op.responses).map((r) => r.description))
     expect(descriptions).not.toContain("Error")
     expect(find("GET /platform/v1/webhooks/deliveries/{delivery_id}").responses["404"]!.description).toMatch(/^Not found/)
+    expect(find("GET /platform/v1/channels/{channel_id}/health").responses["400"]!.description).toMatch(/chat_only/)
+    expect(find("POST /platform/v1/channels/{channel_id}/display-name").responses["501"]!.description).toMatch(/^Not implemented/)
+    expect(descriptions).not.toContain("The request did not match the expected schema")
   })
 })

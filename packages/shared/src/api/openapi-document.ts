@@ -8,6 +8,9 @@ const DECODE_ERROR = "#/components/schemas/HttpApiDecodeError"
 /** The cross-origin 403: only a request with the dashboard cookie can get it. */
 const CSRF = "#/components/schemas/CsrfRejectedBody"
 
+/** How HttpApi describes its 400 `HttpApiDecodeError`, which this API never answers. */
+const DECODE_DESCRIPTION = "The request did not match the expected schema"
+
 /** What an error status means on this API, for responses the contract leaves described as "Error". */
 const ERROR_DESCRIPTIONS: Readonly<Record<string, string>> = {
   "400": "Bad request: the operation does not apply (for example chat_only on a social channel)",
@@ -92,7 +95,9 @@ export const documentContract = (spec: Json, routes: ReadonlyArray<RouteSecurity
           }
           media.schema = route !== undefined && !route.cookie ? without(schema, CSRF) ?? schema : schema
         }
-        if (response.description === "Error" && ERROR_DESCRIPTIONS[status] !== undefined) {
+        // A 400 that also carried the (removed) decode error kept that error's description.
+        const generic = response.description === "Error" || response.description === DECODE_DESCRIPTION
+        if (generic && ERROR_DESCRIPTIONS[status] !== undefined) {
           response.description = ERROR_DESCRIPTIONS[status]
         }
         // Rate limiting runs once the key is known: a 401 has no X-RateLimit-* headers.
