@@ -208,6 +208,27 @@ layer(MetaLive, { excludeTestServices: true })("Upstream against msw fixtures of
       expect(error).toMatchObject({ _tag: "UpstreamError", kind: "network", http_status: null })
     }))
 
+  it.effect("Meta's mixed 400 of block_users (139100) is the per-user result; a 400 without the lists stays an UpstreamError", () =>
+    Effect.gen(function*() {
+      const mixed = {
+        messaging_product: "whatsapp",
+        block_users: {
+          added_users: [{ input: "+16505551234", wa_id: "16505551234" }],
+          failed_users: [{ input: "+16505550000", errors: [{ message: "Re-engagement required", code: 131047 }] }]
+        },
+        error: { message: "(#139100) Failed to block/unblock users", type: "OAuthException", code: 139100, fbtrace_id: "AbT" }
+      }
+      server.use(http.post(`${GRAPH}/${VERSION}/:pnid/block_users`, () => HttpResponse.json(mixed, { status: 400 })))
+      const upstream = yield* Upstream
+      expect(yield* upstream.blockUsers(chat, ["+16505551234", "+16505550000"])).toEqual({
+        succeeded: [{ input: "+16505551234", wa_id: "16505551234" }],
+        failed: [{ input: "+16505550000", errors: [{ message: "Re-engagement required", code: 131047 }] }]
+      })
+      server.use(http.post(`${GRAPH}/${VERSION}/:pnid/block_users`, () => HttpResponse.json({ error: mixed.error }, { status: 400 })))
+      const error = yield* Effect.flip(upstream.blockUsers(chat, ["+16505551234"]))
+      expect(error).toMatchObject({ _tag: "UpstreamError", meta_code: 139100, http_status: 400 })
+    }))
+
   it.effect("a success body of the wrong shape is an unexpected_response error", () =>
     Effect.gen(function*() {
       server.use(http.post(`${GRAPH}/${VERSION}/:pnid/messages`, () => HttpResponse.json({ messages: [] })))
