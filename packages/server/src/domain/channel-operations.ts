@@ -31,20 +31,10 @@ const upstreamFailed = (what: string) => (e: GatewayFailure | UpstreamRequestInv
 
 const toProfile = (channelId: number, p: BusinessProfile): ChannelProfile => ({ channel_id: channelId, ...p })
 
-const errorOf = (e: unknown): { code: number | null; message: string } => {
-  const o = (e !== null && typeof e === "object" ? e : {}) as Record<string, unknown>
-  const data = (o["error_data"] !== null && typeof o["error_data"] === "object" ? o["error_data"] : {}) as Record<string, unknown>
-  const details = typeof data["details"] === "string" ? data["details"] : undefined
-  const message = typeof o["message"] === "string" ? o["message"] : typeof o["title"] === "string" ? o["title"] : "refused by the upstream"
-  // Meta documents the code as an integer, and shows it as a string in one example.
-  const code = typeof o["code"] === "string" && /^\d{1,9}$/.test(o["code"]) ? Number(o["code"]) : o["code"]
-  return { code: typeof code === "number" && Number.isInteger(code) ? code : null, message: details ? `${message}: ${details}` : message }
-}
-
 const toBlockResult = (channelId: number, r: BlockResult): BlockUsersResult => ({
   channel_id: channelId,
   succeeded: r.succeeded.map((u) => ({ user: u.input, wa_id: u.wa_id })),
-  failed: r.failed.map((u) => ({ user: u.input, errors: u.errors.map(errorOf) }))
+  failed: r.failed.map((u) => ({ user: u.input, errors: u.errors }))
 })
 
 /**

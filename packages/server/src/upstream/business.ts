@@ -71,11 +71,24 @@ const HealthResponse = Schema.Struct({
 })
 export type PhoneNumberHealth = typeof HealthResponse.Type["health_status"]
 
+const BlockUserError = Schema.Struct({
+  message: opt(Schema.String),
+  // Meta documents an integer, and shows a string in one example.
+  code: opt(Schema.Union(Schema.Number, Schema.String)),
+  error_data: opt(Schema.Struct({ details: opt(Schema.String) }))
+})
 const BlockUser = Schema.Struct({
   input: Schema.String,
   wa_id: opt(Schema.String),
-  errors: opt(Schema.Array(Schema.Unknown))
+  errors: opt(Schema.Array(BlockUserError))
 })
+
+const blockErrorOf = (e: typeof BlockUserError.Type) => {
+  const code = typeof e.code === "string" ? (/^\d{1,9}$/.test(e.code) ? Number(e.code) : null) : e.code ?? null
+  const message = e.message ?? "refused by the upstream"
+  const details = e.error_data?.details
+  return { code: code !== null && Number.isInteger(code) ? code : null, message: details ? `${message}: ${details}` : message }
+}
 const BlockResponse = Schema.Struct({
   messaging_product: opt(Schema.String),
   block_users: Schema.Struct({
@@ -101,7 +114,11 @@ export interface PhoneNumberInfo {
 export interface BlockResult {
   /** Users blocked (or unblocked) as Meta echoed them: the input and the resolved wa_id. */
   readonly succeeded: ReadonlyArray<{ readonly input: string; readonly wa_id: string | null }>
-  readonly failed: ReadonlyArray<{ readonly input: string; readonly errors: ReadonlyArray<unknown> }>
+  /** Users the upstream refused, each with Meta's reasons (code, and message with its details). */
+  readonly failed: ReadonlyArray<{
+    readonly input: string
+    readonly errors: ReadonlyArray<{ readonly code: number | null; readonly message: string }>
+  }>
 }
 
 const MAX_BLOCK_USERS = 1000
@@ -214,7 +231,7 @@ export const makeBusinessApi = (graph: GraphClient) => {
       const ok = (block ? res.block_users.added_users : res.block_users.removed_users) ?? []
       return {
         succeeded: ok.map((u) => ({ input: u.input, wa_id: u.wa_id ?? null })),
-        failed: (res.block_users.failed_users ?? []).map((u) => ({ input: u.input, errors: u.errors ?? [] }))
+        failed: (res.block_users.failed_users ?? []).map((u) => ({ input: u.input, errors: (u.errors ?? []).map(blockErrorOf) }))
       } satisfies BlockResult
     })
 
