@@ -25,6 +25,8 @@ interface Context extends Setup {
   readonly foreign: number
   /** A chat channel of this account, disconnected. */
   readonly disconnected: number
+  /** A connected chat channel of this account, marked inactive. */
+  readonly inactive: number
   /** A key with every scope but manage:channels. */
   readonly withoutScope: string
   readonly phoneNumberId: string
@@ -43,9 +45,19 @@ const ctx = Effect.suspend(() =>
       scopes: Scopes.filter((scope) => scope !== "manage:channels"),
       rate_limit_per_minute: 100000
     })
+    const fourth = yield* connectChat(s.dev)
+    if (fourth.status !== 201) throw new Error(`connect ${fourth.status} ${fourth.text}`)
     const q = yield* sql
+    yield* q`update platform_channels set is_active = false where id = ${fourth.body.channel_id}`
     const [line] = yield* q<{ phone_number_id: string }>`select phone_number_id from platform_channels where id = ${s.chat}`
-    ready = { ...s, foreign: other.chat, disconnected: third.body.channel_id, withoutScope, phoneNumberId: line!.phone_number_id }
+    ready = {
+      ...s,
+      foreign: other.chat,
+      disconnected: third.body.channel_id,
+      inactive: fourth.body.channel_id,
+      withoutScope,
+      phoneNumberId: line!.phone_number_id
+    }
     return ready
   })
 )
@@ -211,19 +223,21 @@ layer(MessagingTestServer(), { timeout: 120_000, excludeTestServices: true })("c
       expect(state.calls.length).toBe(calls)
     }))
 
-  it.effect("every operation on a disconnected channel is 422 channel_unusable, as a send on it is", () =>
+  it.effect("every operation on a disconnected or inactive channel is 422 channel_unusable, as a send on it is", () =>
     Effect.gen(function*() {
       const s = yield* ctx
-      const send = yield* request("POST", "/platform/v1/messages", {
-        key: s.key,
-        body: { channel_id: s.disconnected, to: "15551230001", type: "text", text: "hi" }
-      })
-      expect(send.status, send.text).toBe(422)
-      for (const op of OPERATIONS) {
-        const reply = yield* request(op.method, at(s.disconnected, op.edge), { key: s.key, body: op.body })
-        expect(reply.status, `${op.method} ${op.edge}: ${reply.text}`).toBe(422)
-        expect(reply.body).toEqual(send.body)
-        expect(reply.body.detail.code).toBe("channel_unusable")
+      for (const channelId of [s.disconnected, s.inactive]) {
+        const send = yield* request("POST", "/platform/v1/messages", {
+          key: s.key,
+          body: { channel_id: channelId, to: "15551230001", type: "text", text: "hi" }
+        })
+        expect(send.status, send.text).toBe(422)
+        for (const op of OPERATIONS) {
+          const reply = yield* request(op.method, at(channelId, op.edge), { key: s.key, body: op.body })
+          expect(reply.status, `${op.method} ${op.edge}: ${reply.text}`).toBe(422)
+          expect(reply.body).toEqual(send.body)
+          expect(reply.body.detail.code).toBe("channel_unusable")
+        }
       }
     }))
 
