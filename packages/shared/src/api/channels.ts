@@ -83,6 +83,11 @@ export class ChannelsGroup extends HttpApiGroup.make("channels")
   .add(
     chatOperation(HttpApiEndpoint.post("submitDisplayName", "/platform/v1/channels/:channel_id/display-name"))
       .addError(wire(NotImplemented))
+      // HttpApi documents a 204 for an endpoint without a success schema; this one never succeeds.
+      .annotate(OpenApi.Transform, ({ responses, ...op }) => ({
+        ...op,
+        responses: Object.fromEntries(Object.entries(responses as Record<string, unknown>).filter(([status]) => status !== "204"))
+      }))
       .annotate(OpenApi.Summary, "Submit a new display name: always 501 not_implemented")
       .annotate(
         OpenApi.Description,
