@@ -7,13 +7,14 @@ import { DomainLive } from "./domain/layer.js"
 import { HttpLive } from "./http/server.js"
 import { LoggingLive } from "./logging.js"
 import { ContactWipeSweepLive } from "./workers/contact-wipe-sweep.js"
+import { BroadcastSendCycleLive } from "./workers/broadcast-send-cycle.js"
 import { DeliveryWorkersLive } from "./workers/delivery-workers.js"
 import { ParkedStatusSweepLive } from "./workers/parked-status-sweep.js"
 import { RawForwardSweepLive } from "./workers/raw-forward-sweep.js"
 
 /** The background workers; only where `ROLE` runs them. */
 const WorkersLive = Layer.unwrapEffect(
-  Effect.map(AppConfig, (config) => (config.runsWorkers ? Layer.mergeAll(RawForwardSweepLive, DeliveryWorkersLive, ParkedStatusSweepLive, ContactWipeSweepLive) : Layer.empty))
+  Effect.map(AppConfig, (config) => (config.runsWorkers ? Layer.mergeAll(RawForwardSweepLive, DeliveryWorkersLive, ParkedStatusSweepLive, ContactWipeSweepLive, BroadcastSendCycleLive) : Layer.empty))
 ).pipe(Layer.provide(Secrets.Default))
 
 /**

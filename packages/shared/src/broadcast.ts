@@ -2,7 +2,8 @@ import { Schema } from "effect"
 import { Id, Label, Timestamp, optional, requestBody } from "./common.js"
 import { BROADCAST_RECIPIENTS_PER_CALL } from "./limits.js"
 import { Recipient, RuntimeComponents, TemplateRef } from "./message.js"
-import { Page } from "./pagination.js"
+import { ListQueryFields, Page } from "./pagination.js"
+import { IntegerParam } from "./param.js"
 
 export const BroadcastStatus = Schema.Literal("draft", "scheduled", "sending", "completed", "failed").annotations({
   identifier: "BroadcastStatus"
@@ -95,3 +96,20 @@ export const BroadcastRecipientsPage = Schema.Struct({
   })
 }).annotations({ identifier: "BroadcastRecipientsPage" })
 export type BroadcastRecipientsPage = typeof BroadcastRecipientsPage.Type
+
+/** GET /broadcasts: the list query; unknown filter values give an empty page (DESIGN §5 "Filters"). */
+export const BroadcastListQuery = Schema.Struct({
+  ...ListQueryFields,
+  channel_id: optional(IntegerParam("Only broadcasts of this channel.")),
+  status: optional(Schema.String.annotations({ description: "Only broadcasts in this status (draft, scheduled, sending, completed, failed)." }))
+})
+export type BroadcastListQuery = typeof BroadcastListQuery.Type
+
+/** GET /broadcasts/{id}/recipients: the list query; `status` filters by the per-recipient state. */
+export const BroadcastRecipientsQuery = Schema.Struct({
+  ...ListQueryFields,
+  status: optional(Schema.String.annotations({
+    description: "Only recipients in this state (pending, sent, delivered, read, responded, failed)."
+  }))
+})
+export type BroadcastRecipientsQuery = typeof BroadcastRecipientsQuery.Type

@@ -5,6 +5,8 @@ import { DeliveryWakeup } from "../delivery/wakeup.js"
 import { UpstreamLive } from "../upstream/live.js"
 import { Accounts } from "./accounts.js"
 import { ApiKeys } from "./api-keys.js"
+import { BroadcastSender } from "./broadcast-sender.js"
+import { Broadcasts } from "./broadcasts.js"
 import { ChannelCredentialsCache } from "./channel-credentials.js"
 import { ChannelOnboarding } from "./channel-onboarding.js"
 import { ChannelOperations } from "./channel-operations.js"
@@ -24,19 +26,22 @@ import { Usage } from "./usage.js"
  * SqlClient and AppConfig. One instance each per process (the key cache, the channel
  * credentials cache and the in-process rate limiter are state). ChannelOnboarding runs
  * connect over the Upstream service in both modes (the simulator over HTTP in sandbox).
+ * Broadcasts send through Messages, so Messages is provided to them.
  */
 export const DomainLive = Layer.mergeAll(
+  Broadcasts.Default,
+  BroadcastSender.Default,
   ApiKeys.Default,
   Sessions.Default,
   Accounts.Default,
   Channels.Default,
   ChannelOperations.Default,
-  Messages.Default,
   MessageHistory.Default,
   Contacts.Default,
   Media.Default,
   SandboxInbound.Default
 ).pipe(
+  Layer.provideMerge(Messages.Default),
   Layer.provideMerge(ChannelOnboarding.Default),
   Layer.provideMerge(Layer.mergeAll(ChannelCredentialsCache.Default, Idempotency.Default, UpstreamLive)),
   Layer.provideMerge(Layer.mergeAll(Usage.Default, Events.Default, Secrets.Default, RateLimiter.Live, DeliveryWakeup.Default))

@@ -236,7 +236,8 @@ export class Messages extends Effect.Service<Messages>()("@platform/server/Messa
       body: SendMessage,
       peer: string,
       upstreamId: string | null,
-      kept: { readonly key: string; readonly body: string } | null
+      kept: { readonly key: string; readonly body: string } | null,
+      recipientId: number | null = null
     ) => {
       const eventId = newEventId()
       const now = new Date().toISOString()
@@ -315,6 +316,12 @@ export class Messages extends Effect.Service<Messages>()("@platform/server/Messa
           update idempotency_keys set status = 'completed', response_status = 200, response_body = ${kept?.body ?? null}
           where ${kept !== null} and developer_account_id = ${channel.account_id} and key = ${kept?.key ?? ""}
           returning 1
+        ),
+        recipient as (
+          update broadcast_recipients set status = 'sent', meta_message_id = ${upstreamId}, sent_at = now(),
+            updated_at = now(), claimed_until = null, error = null
+          where ${recipientId !== null} and id = ${recipientId ?? 0}
+          returning 1
         )
         select msg.id, msg.conversation_id from msg`.pipe(
         Effect.orDie
@@ -327,7 +334,8 @@ export class Messages extends Effect.Service<Messages>()("@platform/server/Messa
       body: SendMessage,
       peer: string,
       error: ReturnType<typeof toSendErrorBody>,
-      kept: { readonly key: string; readonly body: string } | null
+      kept: { readonly key: string; readonly body: string } | null,
+      recipientId: number | null = null
     ) =>
       sql`
         with conv as (
@@ -344,6 +352,12 @@ export class Messages extends Effect.Service<Messages>()("@platform/server/Messa
         kept as (
           update idempotency_keys set status = 'completed', response_status = 502, response_body = ${kept?.body ?? null}
           where ${kept !== null} and developer_account_id = ${channel.account_id} and key = ${kept?.key ?? ""}
+          returning 1
+        ),
+        recipient as (
+          update broadcast_recipients set status = 'failed', error = ${json(error)}::jsonb, updated_at = now(),
+            claimed_until = null
+          where ${recipientId !== null} and id = ${recipientId ?? 0}
           returning 1
         )
         select (select count(*) from msg) as messages, (select count(*) from kept) as kept`.pipe(Effect.orDie)
@@ -439,6 +453,60 @@ export class Messages extends Effect.Service<Messages>()("@platform/server/Messa
       )
     })
 
+    /** A recipient refused before any upstream call: failed with the reason, no message record. */
+    const recipientRefused = (recipientId: number, error: { readonly error: string; readonly message: string }) =>
+      sql`
+        update broadcast_recipients set status = 'failed', error = ${json(error)}::jsonb, updated_at = now(),
+          claimed_until = null
+        where id = ${recipientId} and status = 'pending'`.pipe(Effect.orDie, Effect.as("failed" as const))
+
+    /**
+     * One recipient of a broadcast (its claimed row `recipientId`): the same rules,
+     * template quota, upstream call and record as a template send of POST /messages,
+     * with the recipient's outcome written in the record's statement, so that a
+     * recorded send is never sent again. Refusals and upstream failures are the
+     * recipient's `failed` state rather than errors; the channel's own throttle
+     * releases the claim (`throttled`: nothing was sent, a later batch retries it).
+     */
+    const sendToRecipient = Effect.fn("Messages.sendToRecipient")(function*(
+      channel: UsableChannel,
+      input: SendMessage,
+      recipientId: number
+    ) {
+      const prepared = yield* prepare(channel, input).pipe(Effect.either)
+      if (prepared._tag === "Left") {
+        const e = prepared.left
+        return yield* recipientRefused(
+          recipientId,
+          e._tag === "ChatOnly"
+            ? { error: "chat_only", message: e.message }
+            : { error: "validation_failed", message: e.detail.map((i) => `${i.loc.slice(1).join(".")}: ${i.msg}`).join("; ") }
+        )
+      }
+      const body = prepared.right
+      const quota = yield* consumeTemplateQuota(channel.account_id).pipe(Effect.either)
+      if (quota._tag === "Left") {
+        return yield* recipientRefused(recipientId, { error: "template_quota_exceeded", message: quota.left.detail })
+      }
+      const { channel_id: _, ...upstreamInput } = body
+      const outcome = yield* upstream.sendMessage(channel.creds, upstreamInput).pipe(Effect.either)
+      if (outcome._tag === "Left") {
+        const e = outcome.left
+        yield* usage.refund(channel.account_id, "template_messages")
+        if (e._tag === "UpstreamThrottled") {
+          yield* sql`update broadcast_recipients set claimed_until = null where id = ${recipientId}`.pipe(Effect.orDie)
+          return "throttled" as const
+        }
+        if (e._tag === "UpstreamRequestInvalid") return yield* recipientRefused(recipientId, { error: e.code, message: e.message })
+        yield* recordFailed(channel, body, peerOf(channel, body.to, null), toSendErrorBody(e), null, recipientId)
+        return "failed" as const
+      }
+      const sent = outcome.right
+      yield* recordSent(channel, body, peerOf(channel, body.to, sent.recipient_id), sent.message_id, null, recipientId)
+      yield* eventsCommitted
+      return "sent" as const
+    })
+
     /** Read receipt (SPEC §4.1): not a message, not billable, no counter. */
     const markRead = Effect.fn("Messages.markRead")(function*(accountId: number, input: MarkRead) {
       const channel = yield* channels.get(accountId, input.channel_id)
@@ -450,6 +518,6 @@ export class Messages extends Effect.Service<Messages>()("@platform/server/Messa
       )
     })
 
-    return { send, markRead } as const
+    return { send, markRead, sendToRecipient } as const
   })
 }) {}

@@ -10,6 +10,7 @@ import { DomainLive } from "../domain/layer.js"
 import { InboundLive } from "../inbound/route.js"
 import { SandboxRoutesLive } from "../upstream/live.js"
 import { BodyLimitMiddleware } from "./body-limit.js"
+import { BroadcastsLive } from "./broadcasts.js"
 import { ChannelsLive } from "./channels.js"
 import { ContactsLive } from "./contacts.js"
 import { ConversationsLive } from "./conversations.js"
@@ -43,6 +44,7 @@ export const ApiLive = HttpApiBuilder.api(PlatformApi).pipe(
     MessageHistoryLive,
     ConversationsLive,
     ContactsLive,
+    BroadcastsLive,
     EventsStreamLive,
     DashboardSessionLive,
     DashboardAccountLive,

@@ -1,3 +1,4 @@
+export * from "./broadcasts.js"
 export * from "./channels.js"
 export * from "./contacts.js"
 export * from "./conversations.js"

@@ -1,4 +1,5 @@
 import { HttpApi, OpenApi } from "@effect/platform"
+import { BroadcastsGroup } from "./broadcasts.js"
 import { ChannelsGroup } from "./channels.js"
 import { ContactsGroup } from "./contacts.js"
 import { ConversationsGroup } from "./conversations.js"
@@ -27,6 +28,7 @@ const contract = HttpApi.make("platform")
   .add(MessageHistoryGroup)
   .add(ConversationsGroup)
   .add(ContactsGroup)
+  .add(BroadcastsGroup)
   .add(EventsGroup)
   .add(DashboardSessionGroup)
   .add(DashboardAccountGroup)

@@ -1,0 +1,172 @@
+import { SqlClient } from "@effect/sql"
+import type { SendMessage } from "@platform/shared"
+import { Clock, Effect } from "effect"
+import { ChannelCredentialsCache } from "./channel-credentials.js"
+import { Messages } from "./messages.js"
+
+/** Recipients claimed at a time: one batch is a few seconds of sending at the upstream's 80 messages a second. */
+export const BROADCAST_BATCH_SIZE = 100
+
+/*
+ * How long a claim holds a recipient. A batch of 100 on one channel takes about
+ * 1.3 s at 80/s (plus the 10 s deadline of a slow call); a claim left by a worker
+ * that died is taken again after this, so a recipient is never lost.
+ */
+const CLAIM_LEASE_MS = 120_000
+
+type RuntimeComponents = NonNullable<Extract<SendMessage, { readonly type: "template" }>["components"]>
+
+interface Claimed {
+  readonly id: number
+  readonly to: string
+  readonly components: RuntimeComponents | null
+  readonly broadcast_id: number
+  readonly developer_account_id: number
+  readonly platform_channel_id: number
+  readonly template_name: string
+  readonly language_code: string
+  readonly default_components: RuntimeComponents | null
+}
+
+export interface CycleResult {
+  /** Scheduled broadcasts that came due and were started. */
+  readonly started: number
+  readonly sent: number
+  readonly failed: number
+  /** Broadcasts that moved to completed or failed. */
+  readonly finished: number
+}
+
+const templateSend = (r: Claimed): SendMessage => {
+  const components = r.components ?? r.default_components
+  return {
+    type: "template",
+    channel_id: r.platform_channel_id,
+    to: r.to,
+    template_name: r.template_name,
+    language_code: r.language_code,
+    ...(components !== null ? { components } : {})
+  } as SendMessage
+}
+
+/**
+ * One pass of the broadcast send cycle (SPEC §3.3): starts the scheduled broadcasts
+ * that came due, sends every pending recipient of a sending broadcast in claimed
+ * batches through the send path of POST /messages, and closes the broadcasts with
+ * no recipient left pending. Any number of processes may run it at once.
+ */
+export class BroadcastSender extends Effect.Service<BroadcastSender>()("@platform/server/BroadcastSender", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const messages = yield* Messages
+    const channels = yield* ChannelCredentialsCache
+
+    const startDue = (now: Date) =>
+      sql<{ id: number }>`
+        update broadcasts set status = 'sending', started_at = now(), completed_at = null, updated_at = now()
+        where status = 'scheduled' and scheduled_at <= ${now}
+        returning id`.pipe(Effect.orDie)
+
+    /**
+     * Claims up to a batch of pending recipients of sending broadcasts. SKIP LOCKED
+     * keeps two workers off each other's rows while they claim, and the lease keeps
+     * them off once claimed: a row is only taken when unclaimed or its lease expired.
+     */
+    const claim = (now: Date) =>
+      sql<Claimed>`
+        with c as (
+          select r.id from broadcast_recipients r
+          join broadcasts b on b.id = r.broadcast_id
+          where b.status = 'sending' and r.status = 'pending' and (r.claimed_until is null or r.claimed_until <= ${now})
+          order by r.broadcast_id, r.id
+          limit ${BROADCAST_BATCH_SIZE}
+          for update of r skip locked
+        )
+        update broadcast_recipients r set claimed_until = ${new Date(now.getTime() + CLAIM_LEASE_MS)}
+        from c, broadcasts b
+        where r.id = c.id and b.id = r.broadcast_id
+        returning r.id, r."to", r.components, b.id as broadcast_id, b.developer_account_id, b.platform_channel_id,
+          b.template_name, b.language_code, b.components as default_components`.pipe(Effect.orDie)
+
+    const release = (ids: ReadonlyArray<number>) =>
+      ids.length === 0
+        ? Effect.void
+        : sql`update broadcast_recipients set claimed_until = null where id = any(${ids}::bigint[]) and status = 'pending'`
+          .pipe(Effect.orDie, Effect.asVoid)
+
+    const channelGone = (ids: ReadonlyArray<number>, message: string) =>
+      sql`
+        update broadcast_recipients set status = 'failed', updated_at = now(), claimed_until = null,
+          error = ${JSON.stringify({ error: "channel_unusable", message })}::jsonb
+        where id = any(${ids}::bigint[]) and status = 'pending'`.pipe(Effect.orDie, Effect.asVoid)
+
+    /**
+     * One channel's share of a batch, one send after the other: the upstream throttle
+     * spaces them at the channel's throughput. When the throttle refuses (another
+     * sender holds the channel's slots), the rest is released for a later batch.
+     */
+    const sendChannel = (group: ReadonlyArray<Claimed>) =>
+      Effect.gen(function*() {
+        const first = group[0]!
+        const channel = yield* channels.get(first.developer_account_id, first.platform_channel_id).pipe(Effect.either)
+        if (channel._tag === "Left") {
+          yield* channelGone(group.map((r) => r.id), channel.left.message)
+          return { sent: 0, failed: group.length, throttled: 0 }
+        }
+        let sent = 0
+        let failed = 0
+        for (let i = 0; i < group.length; i++) {
+          const outcome = yield* messages.sendToRecipient(channel.right, templateSend(group[i]!), group[i]!.id)
+          if (outcome === "throttled") {
+            yield* release(group.slice(i + 1).map((r) => r.id))
+            return { sent, failed, throttled: group.length - i }
+          }
+          if (outcome === "sent") sent++
+          else failed++
+        }
+        return { sent, failed, throttled: 0 }
+      })
+
+    /** sending → completed when no recipient is pending; failed when none was sent. */
+    const finish = sql<{ id: number }>`
+      update broadcasts b
+      set status = case when s.sent = 0 and s.failed > 0 then 'failed' else 'completed' end,
+        completed_at = now(), updated_at = now()
+      from (
+        select r.broadcast_id,
+          count(*) filter (where r.status = 'sent') as sent,
+          count(*) filter (where r.status = 'failed') as failed,
+          count(*) filter (where r.status = 'pending') as pending
+        from broadcast_recipients r
+        where r.broadcast_id in (select id from broadcasts where status = 'sending')
+        group by r.broadcast_id
+      ) s
+      where b.id = s.broadcast_id and b.status = 'sending' and s.pending = 0
+      returning b.id`.pipe(Effect.orDie)
+
+    const runOnce = Effect.fn("BroadcastSender.runOnce")(function*() {
+      const started = yield* startDue(new Date(yield* Clock.currentTimeMillis))
+      let sent = 0
+      let failed = 0
+      while (true) {
+        const batch = yield* claim(new Date(yield* Clock.currentTimeMillis))
+        if (batch.length === 0) break
+        const byChannel = new Map<number, Array<Claimed>>()
+        for (const r of batch) {
+          const group = byChannel.get(r.platform_channel_id)
+          if (group === undefined) byChannel.set(r.platform_channel_id, [r])
+          else group.push(r)
+        }
+        const outcomes = yield* Effect.forEach(byChannel.values(), sendChannel, { concurrency: 4 })
+        sent += outcomes.reduce((n, o) => n + o.sent, 0)
+        failed += outcomes.reduce((n, o) => n + o.failed, 0)
+        // Everything throttled: the channels are busy elsewhere; the next tick goes on.
+        if (outcomes.every((o) => o.sent + o.failed === 0)) break
+      }
+      const finished = yield* finish
+      return { started: started.length, sent, failed, finished: finished.length } satisfies CycleResult
+    })
+
+    return { runOnce } as const
+  })
+}) {}
