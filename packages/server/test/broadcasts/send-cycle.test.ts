@@ -1,0 +1,231 @@
+import { expect, layer } from "@effect/vitest"
+import { Duration, Effect, Stream, SubscriptionRef, TestClock, TestContext } from "effect"
+import { BroadcastSender } from "../../src/domain/broadcast-sender.js"
+import { SANDBOX_MAGIC_RECIPIENTS } from "../../src/upstream/sandbox/magic.js"
+import { broadcastSendCycle } from "../../src/workers/broadcast-send-cycle.js"
+import {
+  api,
+  broadcastRow,
+  draftWith,
+  freshTo,
+  MessagingTestServer,
+  recipientRows,
+  sandboxSends,
+  setUsage,
+  type Setup,
+  setup,
+  sql,
+  usageOf
+} from "./support.js"
+
+let ready: Setup | undefined
+const ctx = Effect.suspend(() => (ready ? Effect.succeed(ready) : setup("bcs").pipe(Effect.tap((s) => (ready = s)))))
+
+const FAILS = SANDBOX_MAGIC_RECIPIENTS.reengagementRequired
+
+/** A broadcast with `tos` loaded and sent (202 sending). */
+const sending = (s: Setup, tos: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const id = yield* draftWith(s, tos)
+    const reply = yield* api(s, "POST", `/${id}/send`)
+    if (reply.status !== 202) throw new Error(`send ${reply.status} ${reply.text}`)
+    return id
+  })
+
+const runOnce = Effect.flatMap(BroadcastSender, (sender) => sender.runOnce())
+
+/** Holds a recipient as another worker's claim would: live (`ms` ahead) or expired (`ms` < 0). */
+const claimFor = (recipientId: number, ms: number) =>
+  Effect.flatMap(sql, (q) =>
+    q`update broadcast_recipients set claimed_until = ${new Date(Date.now() + ms)} where id = ${recipientId}`)
+
+// The sandbox's status callbacks are held back (10 minutes) so that a message's status is what each test sets.
+layer(MessagingTestServer({ SANDBOX_CALLBACK_DELAY_MS: "600000" }), { timeout: 120_000, excludeTestServices: true })("broadcast send cycle", (it) => {
+  it.effect("a pass sends each pending recipient once as a template message, records failures, and completes the broadcast", () =>
+    Effect.gen(function*() {
+      const s = yield* ctx
+      const q = yield* sql
+      const [a, b] = [freshTo(), freshTo()]
+      const id = yield* sending(s, [a, b, FAILS])
+      const templatesBefore = yield* usageOf(s.dev.accountId, "template_messages")
+      const before = yield* sandboxSends
+
+      const result = yield* runOnce
+      expect(result).toMatchObject({ sent: 2, failed: 1 })
+      expect((yield* sandboxSends) - before).toBe(3)
+      const rows = yield* recipientRows(id)
+      expect(rows.map((r) => [r.to, r.status])).toEqual([[a, "sent"], [b, "sent"], [FAILS, "failed"]])
+      expect(rows[0]!.meta_message_id).toMatch(/^wamid\./)
+      expect(rows[2]!.error).toMatchObject({ meta_code: 131047 })
+      // Recorded like a template send of POST /messages: the message rows, and the quota only for what was sent.
+      const messages = yield* q<{ type: string; status: string; meta_message_id: string | null }>`
+        select type, status, meta_message_id from messages where platform_channel_id = ${s.chat} and meta_message_id = any(${
+        rows.slice(0, 2).map((r) => r.meta_message_id)
+      }::text[])`
+      expect(messages).toHaveLength(2)
+      expect(messages.every((m) => m.type === "template")).toBe(true)
+      expect((yield* usageOf(s.dev.accountId, "template_messages")) - templatesBefore).toBe(2)
+
+      const done = yield* broadcastRow(id)
+      expect(done.status).toBe("completed")
+      expect(done.completed_at).not.toBeNull()
+      expect(done.started_at).not.toBeNull()
+
+      expect(yield* runOnce).toMatchObject({ sent: 0, failed: 0 })
+      expect((yield* sandboxSends) - before).toBe(3)
+    }))
+
+  it.effect("a broadcast whose every send failed ends failed", () =>
+    Effect.gen(function*() {
+      const s = yield* ctx
+      const id = yield* sending(s, [FAILS, SANDBOX_MAGIC_RECIPIENTS.invalidParameter])
+      yield* runOnce
+      expect((yield* recipientRows(id)).map((r) => r.status)).toEqual(["failed", "failed"])
+      const row = yield* broadcastRow(id)
+      expect(row.status).toBe("failed")
+      expect(row.completed_at).not.toBeNull()
+    }))
+
+  it.effect("two passes at once (two workers) send each recipient exactly once", () =>
+    Effect.gen(function*() {
+      const s = yield* ctx
+      const tos = Array.from({ length: 30 }, () => freshTo())
+      const id = yield* sending(s, tos)
+      const before = yield* sandboxSends
+      const results = yield* Effect.all([runOnce, runOnce], { concurrency: "unbounded" })
+      expect(results[0]!.sent + results[1]!.sent).toBe(30)
+      expect((yield* sandboxSends) - before).toBe(30)
+      const rows = yield* recipientRows(id)
+      expect(rows.every((r) => r.status === "sent")).toBe(true)
+      expect(new Set(rows.map((r) => r.meta_message_id)).size).toBe(30)
+      expect((yield* broadcastRow(id)).status).toBe("completed")
+    }))
+
+  it.effect("a recipient claimed by a live worker is left alone; one whose worker died (lease expired) is sent", () =>
+    Effect.gen(function*() {
+      const s = yield* ctx
+      const id = yield* sending(s, [freshTo(), freshTo()])
+      const [held, orphan] = yield* recipientRows(id)
+      yield* claimFor(held!.id, 60_000)
+      yield* claimFor(orphan!.id, -1_000)
+      const before = yield* sandboxSends
+      expect(yield* runOnce).toMatchObject({ sent: 1, finished: 0 })
+      expect((yield* recipientRows(id)).map((r) => r.status)).toEqual(["pending", "sent"])
+      expect((yield* broadcastRow(id)).status).toBe("sending")
+
+      yield* claimFor(held!.id, -1_000)
+      expect(yield* runOnce).toMatchObject({ sent: 1 })
+      expect((yield* sandboxSends) - before).toBe(2)
+      expect((yield* broadcastRow(id)).status).toBe("completed")
+    }))
+
+  it.effect("cancel mid-send: sent recipients keep their state, nothing more is sent until the next send", () =>
+    Effect.gen(function*() {
+      const s = yield* ctx
+      const id = yield* sending(s, [freshTo(), freshTo(), freshTo()])
+      const [first] = yield* recipientRows(id)
+      // The first recipient is in another worker's batch when the broadcast is cancelled.
+      yield* claimFor(first!.id, 60_000)
+      const before = yield* sandboxSends
+      yield* runOnce
+      const cancelled = yield* api(s, "POST", `/${id}/cancel`)
+      expect(cancelled.status).toBe(200)
+      expect(cancelled.body.status).toBe("draft")
+
+      yield* claimFor(first!.id, -1_000)
+      expect(yield* runOnce).toMatchObject({ sent: 0 })
+      expect((yield* sandboxSends) - before).toBe(2)
+      const listed = yield* api(s, "GET", `/${id}/recipients`)
+      expect(listed.body.counts).toMatchObject({ pending: 1, sent: 2 })
+      expect((yield* broadcastRow(id)).status).toBe("draft")
+
+      expect((yield* api(s, "POST", `/${id}/send`)).status).toBe(202)
+      expect(yield* runOnce).toMatchObject({ sent: 1 })
+      expect((yield* sandboxSends) - before).toBe(3)
+      expect((yield* recipientRows(id)).map((r) => r.status)).toEqual(["sent", "sent", "sent"])
+      expect((yield* broadcastRow(id)).status).toBe("completed")
+    }))
+
+  it.effect("the template quota is consumed per recipient sent, with no overage: past it recipients fail with template_quota_exceeded", () =>
+    Effect.gen(function*() {
+      const s = yield* setup("bcs-quota")
+      const id = yield* sending(s, [freshTo(), freshTo()])
+      // lite: 2,500 template messages a month.
+      yield* setUsage(s.dev.accountId, "template_messages", 2499)
+      const before = yield* sandboxSends
+      yield* runOnce
+      expect((yield* sandboxSends) - before).toBe(1)
+      const rows = yield* recipientRows(id)
+      expect(rows.map((r) => r.status)).toEqual(["sent", "failed"])
+      expect(rows[1]!.error).toMatchObject({ error: "template_quota_exceeded" })
+      expect(yield* usageOf(s.dev.accountId, "template_messages")).toBe(2500)
+      expect((yield* broadcastRow(id)).status).toBe("completed")
+    }))
+
+  it.effect("recipient states are read from the sent message: delivered, read, responded (the peer wrote after the send), failed", () =>
+    Effect.gen(function*() {
+      const s = yield* ctx
+      const q = yield* sql
+      const tos = [freshTo(), freshTo(), freshTo(), freshTo(), freshTo()]
+      const id = yield* sending(s, tos)
+      yield* runOnce
+      const rows = yield* recipientRows(id)
+      const setStatus = (i: number, status: string) =>
+        q`update messages set status = ${status}, error = ${status === "failed" ? JSON.stringify({ message: "undeliverable" }) : null}::jsonb
+          where platform_channel_id = ${s.chat} and meta_message_id = ${rows[i]!.meta_message_id}`
+      yield* setStatus(0, "delivered")
+      yield* setStatus(1, "read")
+      yield* setStatus(2, "read")
+      yield* setStatus(3, "failed")
+      yield* q`insert into messages (developer_account_id, platform_channel_id, conversation_id, contact_id, direction, source, type, text, created_at)
+        select developer_account_id, platform_channel_id, conversation_id, contact_id, 'inbound', 'contact', 'text', 'thanks!', now() + interval '1 second'
+        from messages where platform_channel_id = ${s.chat} and meta_message_id = ${rows[2]!.meta_message_id}`
+
+      const listed = yield* api(s, "GET", `/${id}/recipients`)
+      expect(listed.status, listed.text).toBe(200)
+      const state = new Map(listed.body.data.map((r: any) => [r.to, r.status]))
+      expect(tos.map((to) => state.get(to))).toEqual(["delivered", "read", "responded", "failed", "sent"])
+      expect(listed.body.counts).toEqual({ pending: 0, sent: 1, delivered: 1, read: 1, responded: 1, failed: 1 })
+      expect(listed.body.data.find((r: any) => r.to === tos[3]).error).toBe("undeliverable")
+      expect(listed.body.data.map((r: any) => r.id)).toEqual(rows.map((r) => r.id).reverse())
+
+      const onlyRead = yield* api(s, "GET", `/${id}/recipients?status=read`)
+      expect(onlyRead.body.data.map((r: any) => r.to)).toEqual([tos[1]])
+      expect(onlyRead.body.counts.read).toBe(1)
+      const page = yield* api(s, "GET", `/${id}/recipients?limit=2`)
+      expect(page.body).toMatchObject({ has_more: true })
+      const rest = yield* api(s, "GET", `/${id}/recipients?limit=10&after=${page.body.next_cursor}`)
+      expect(rest.body.data).toHaveLength(3)
+    }))
+
+  it.scoped("the cycle ticks every 30 s on the clock: a scheduled broadcast starts on the first tick at or after scheduled_at", () =>
+    Effect.gen(function*() {
+      const s = yield* ctx
+      const to = freshTo()
+      const id = yield* draftWith(s, [to])
+      const at = new Date(Date.now() + 90_000).toISOString()
+      expect((yield* api(s, "POST", `/${id}/schedule`, { scheduled_at: at })).status).toBe(200)
+      const before = yield* sandboxSends
+      const ticks = yield* SubscriptionRef.make(0)
+      const ticked = (n: number) =>
+        ticks.changes.pipe(Stream.filter((k) => k >= n), Stream.take(1), Stream.runDrain)
+
+      yield* Effect.gen(function*() {
+        yield* TestClock.setTime(Date.now())
+        yield* Effect.forkScoped(broadcastSendCycle(ticks))
+        yield* ticked(1)
+        for (const n of [2, 3]) {
+          yield* TestClock.adjust(Duration.seconds(30))
+          yield* ticked(n)
+          expect((yield* broadcastRow(id)).status, `tick ${n}`).toBe("scheduled")
+        }
+        yield* TestClock.adjust(Duration.seconds(30))
+        yield* ticked(4)
+      }).pipe(Effect.provide(TestContext.TestContext))
+
+      expect((yield* sandboxSends) - before).toBe(1)
+      const row = yield* broadcastRow(id)
+      expect(row.status).toBe("completed")
+      expect((yield* recipientRows(id)).map((r) => r.status)).toEqual(["sent"])
+    }))
+})
