@@ -1,4 +1,5 @@
 import { HttpApi } from "@effect/platform"
+import { SqlClient } from "@effect/sql"
 import { describe, expect, it, layer } from "@effect/vitest"
 import { ApiKeyAuth, DashboardAuth, PlatformApi, routeTable, type Scope, Scopes } from "@platform/shared"
 import { Effect } from "effect"
@@ -104,6 +105,11 @@ describe("the route table", () => {
   })
 })
 
+/** The developer on a plan with every feature: the free plan's 403 plan_forbidden (broadcasts) is not authentication's. */
+const onEveryFeature = (dev: Dev) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) => sql`update developer_accounts set plan = 'business' where id = ${dev.accountId}`)
+    .pipe(Effect.as(dev))
+
 layer(AuthTestServer(), { timeout: 120_000 })("v1 routes against the live server", (it) => {
   const keysFor = (dev: Dev) =>
     Effect.gen(function*() {
@@ -121,7 +127,7 @@ layer(AuthTestServer(), { timeout: 120_000 })("v1 routes against the live server
 
   it.effect("for every v1 route: no key is 401, every scope but the route's is 403, the route's scope passes", () =>
     Effect.gen(function*() {
-      const dev = yield* signup("routes")
+      const dev = yield* onEveryFeature(yield* signup("routes"))
       const { allBut, only } = yield* keysFor(dev)
       for (const entry of table) {
         const path = concrete(entry.path)
@@ -146,7 +152,7 @@ layer(AuthTestServer(), { timeout: 120_000 })("v1 routes against the live server
 
   it.effect("the dashboard cookie is accepted exactly on the v1 routes SPEC §5.4 allows", () =>
     Effect.gen(function*() {
-      const dev = yield* signup("cookie")
+      const dev = yield* onEveryFeature(yield* signup("cookie"))
       for (const entry of table) {
         const reply = yield* probe(entry.method, concrete(entry.path), { ...bodyFor(entry.method), cookie: dev.cookie })
         const name = `${entry.method} ${entry.path} with the cookie`
