@@ -1,4 +1,5 @@
 import { APIClient, missingApiKey, readEnv } from "./core/request.js"
+import { Broadcasts } from "./resources/broadcasts.js"
 import { Channels } from "./resources/channels.js"
 import { Contacts } from "./resources/contacts.js"
 import { Conversations } from "./resources/conversations.js"
@@ -42,6 +43,8 @@ export class Platform extends APIClient {
   readonly webhooks: Webhooks
   /** The live event stream. */
   readonly events: Events
+  /** Template broadcasts on chat channels. */
+  readonly broadcasts: Broadcasts
 
   constructor(options: ClientOptions = {}) {
     super({
@@ -59,5 +62,6 @@ export class Platform extends APIClient {
     this.contacts = new Contacts(this)
     this.webhooks = new Webhooks(this)
     this.events = new Events(this)
+    this.broadcasts = new Broadcasts(this)
   }
 }

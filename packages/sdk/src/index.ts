@@ -25,6 +25,7 @@ export { VERSION, type RateLimitInfo, type RequestOptions } from "./core/request
 export { EventStream, parseSSE, type EventStreamOptions, type ServerSentEvent } from "./core/sse.js"
 export { Messages } from "./resources/messages.js"
 export { Media, type MediaUploadFileParams, type Uploadable } from "./resources/media.js"
+export { Broadcasts, BroadcastRecipientPage } from "./resources/broadcasts.js"
 export { Channels } from "./resources/channels.js"
 export { Contacts } from "./resources/contacts.js"
 export { Conversations } from "./resources/conversations.js"

@@ -5,6 +5,15 @@
 import type {
   BlockUsers as BlockUsersSchema,
   BlockUsersResult as BlockUsersResultSchema,
+  Broadcast as BroadcastSchema,
+  BroadcastCreate as BroadcastCreateSchema,
+  BroadcastListQuery as BroadcastListQuerySchema,
+  BroadcastRecipient as BroadcastRecipientSchema,
+  BroadcastRecipientsLoad as BroadcastRecipientsLoadSchema,
+  BroadcastRecipientsLoadResult as BroadcastRecipientsLoadResultSchema,
+  BroadcastRecipientsPage as BroadcastRecipientsPageSchema,
+  BroadcastSchedule as BroadcastScheduleSchema,
+  RecipientStatus as RecipientStatusSchema,
   Channel as ChannelSchema,
   ChannelDisplayName as ChannelDisplayNameSchema,
   ChannelHealth as ChannelHealthSchema,
@@ -148,3 +157,24 @@ export interface ListParams {
   readonly after?: string
   readonly before?: string
 }
+
+/** A broadcast (SPEC §2.7): status draft, scheduled, sending, completed or failed. */
+export type Broadcast = typeof BroadcastSchema.Type
+/** Body of `POST /platform/v1/broadcasts`: `{name, channel_id, template_name, language_code, components?}`. */
+export type BroadcastCreateParams = typeof BroadcastCreateSchema.Encoded
+/** Filters of `GET /platform/v1/broadcasts` plus the list cursors. */
+export type BroadcastListParams = ListParams & Pick<Partial<typeof BroadcastListQuerySchema.Type>, "channel_id" | "status">
+/** Body of `POST /platform/v1/broadcasts/{id}/recipients`: `{recipients: [{to, components?}]}`, 1 to 1000. */
+export type BroadcastRecipientsParams = typeof BroadcastRecipientsLoadSchema.Encoded
+/** Result of a recipients load: `{added, skipped, recipient_count}`. */
+export type BroadcastRecipientsResult = typeof BroadcastRecipientsLoadResultSchema.Type
+/** Body of `POST /platform/v1/broadcasts/{id}/schedule`: `{scheduled_at}`. */
+export type BroadcastScheduleParams = typeof BroadcastScheduleSchema.Encoded
+/** A recipient's state: pending, sent, delivered, read, responded or failed. */
+export type BroadcastRecipientStatus = typeof RecipientStatusSchema.Type
+/** A broadcast recipient with its state. */
+export type BroadcastRecipient = typeof BroadcastRecipientSchema.Type
+/** Recipients per state over a whole broadcast. */
+export type BroadcastRecipientCounts = typeof BroadcastRecipientsPageSchema.Type["counts"]
+/** Filters of `GET /platform/v1/broadcasts/{id}/recipients` plus the list cursors. */
+export type BroadcastRecipientListParams = ListParams & { readonly status?: BroadcastRecipientStatus }

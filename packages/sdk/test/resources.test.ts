@@ -1,6 +1,9 @@
 import { HttpApi } from "@effect/platform"
 import {
   BlockUsersResult,
+  Broadcast,
+  BroadcastRecipientsLoadResult,
+  BroadcastRecipientsPage,
   Channel,
   Contact,
   ContactDeleted,
@@ -88,6 +91,7 @@ const helperCases: ReadonlyArray<readonly [string, (c: Platform) => Promise<unkn
 ]
 
 const subs = "/platform/v1/webhooks/subscriptions"
+const bcs = "/platform/v1/broadcasts"
 const dels = "/platform/v1/webhooks/deliveries"
 const page = <T>(data: ReadonlyArray<T>) => ({ data, has_more: false, next_cursor: null })
 
@@ -506,6 +510,88 @@ const cases: ReadonlyArray<Case> = [
     result: { ...f.delivery, envelope: f.envelope }
   },
   {
+    name: "broadcasts.create POSTs the draft to /broadcasts",
+    route: ["post", bcs],
+    reply: { status: 201, json: f.broadcast },
+    call: (c) => c.broadcasts.create({ name: "May promo", channel_id: 7, template_name: "may_promo", language_code: "en_US" }),
+    method: "POST",
+    path: bcs,
+    body: { name: "May promo", channel_id: 7, template_name: "may_promo", language_code: "en_US" },
+    result: f.broadcast
+  },
+  {
+    name: "broadcasts.list GETs /broadcasts with its filters and cursors",
+    route: ["get", bcs],
+    reply: { json: page([f.broadcast]) },
+    call: async (c) => (await c.broadcasts.list({ channel_id: 7, status: "draft", limit: 5, after: "aWQ6OQ", before: "aWQ6MQ" })).data,
+    method: "GET",
+    path: bcs,
+    query: { channel_id: "7", status: "draft", limit: "5", after: "aWQ6OQ", before: "aWQ6MQ" },
+    result: [f.broadcast]
+  },
+  {
+    name: "broadcasts.get GETs /broadcasts/{id}",
+    route: ["get", `${bcs}/:id`],
+    reply: { json: f.broadcast },
+    call: (c) => c.broadcasts.get(51),
+    method: "GET",
+    path: `${bcs}/51`,
+    result: f.broadcast
+  },
+  {
+    name: "broadcasts.addRecipients POSTs {recipients} to /broadcasts/{id}/recipients",
+    route: ["post", `${bcs}/:id/recipients`],
+    reply: { json: f.broadcastRecipientsResult },
+    call: (c) => c.broadcasts.addRecipients(51, { recipients: [{ to: "15550001111" }, { to: "15550002222", components: [] }] }),
+    method: "POST",
+    path: `${bcs}/51/recipients`,
+    body: { recipients: [{ to: "15550001111" }, { to: "15550002222", components: [] }] },
+    result: f.broadcastRecipientsResult
+  },
+  {
+    name: "broadcasts.listRecipients GETs /broadcasts/{id}/recipients and returns the page with its counts",
+    route: ["get", `${bcs}/:id/recipients`],
+    reply: { json: { ...page([f.broadcastRecipient]), counts: f.broadcastRecipientCounts } },
+    call: async (c) => {
+      const p = await c.broadcasts.listRecipients(51, { status: "read", limit: 10, after: "aWQ6OQ", before: "aWQ6MQ" })
+      return { data: p.data, counts: p.counts }
+    },
+    method: "GET",
+    path: `${bcs}/51/recipients`,
+    query: { status: "read", limit: "10", after: "aWQ6OQ", before: "aWQ6MQ" },
+    result: { data: [f.broadcastRecipient], counts: f.broadcastRecipientCounts }
+  },
+  {
+    name: "broadcasts.schedule POSTs {scheduled_at} to /broadcasts/{id}/schedule",
+    route: ["post", `${bcs}/:id/schedule`],
+    reply: { json: { ...f.broadcast, status: "scheduled", scheduled_at: "2025-05-02T09:00:00.000Z" } },
+    call: (c) => c.broadcasts.schedule(51, { scheduled_at: "2025-05-02T09:00:00.000Z" }),
+    method: "POST",
+    path: `${bcs}/51/schedule`,
+    body: { scheduled_at: "2025-05-02T09:00:00.000Z" },
+    result: { ...f.broadcast, status: "scheduled", scheduled_at: "2025-05-02T09:00:00.000Z" }
+  },
+  {
+    name: "broadcasts.send POSTs /broadcasts/{id}/send and returns the sending broadcast (202)",
+    route: ["post", `${bcs}/:id/send`],
+    reply: { status: 202, json: { ...f.broadcast, status: "sending" } },
+    call: (c) => c.broadcasts.send(51),
+    method: "POST",
+    path: `${bcs}/51/send`,
+    body: undefined,
+    result: { ...f.broadcast, status: "sending" }
+  },
+  {
+    name: "broadcasts.cancel POSTs /broadcasts/{id}/cancel",
+    route: ["post", `${bcs}/:id/cancel`],
+    reply: { json: f.broadcast },
+    call: (c) => c.broadcasts.cancel(51),
+    method: "POST",
+    path: `${bcs}/51/cancel`,
+    body: undefined,
+    result: f.broadcast
+  },
+  {
     name: "deliveries.redeliver POSTs /deliveries/{id}/redeliver and returns the new delivery",
     route: ["post", `${dels}/:id/redeliver`],
     reply: { json: { ...f.delivery, id: 22, status: "pending", attempts: 0 } },
@@ -557,6 +643,20 @@ describe("resource methods", () => {
       }
     })
     expect(missing).toEqual([])
+  })
+
+  it("broadcasts.create and broadcasts.send always carry an Idempotency-Key, and a caller's key is sent as given", async () => {
+    api.on("post", bcs, { status: 201, json: f.broadcast })
+    api.on("post", `${bcs}/:id/send`, { status: 202, json: { ...f.broadcast, status: "sending" } })
+    const c = client()
+    await c.broadcasts.create({ name: "May promo", channel_id: 7, template_name: "may_promo", language_code: "en_US" })
+    await c.broadcasts.send(51)
+    await c.broadcasts.send(51, { idempotencyKey: "send-51" })
+    const keys = api.calls.map((call) => call.headers.get("idempotency-key"))
+    expect(keys[0]).toMatch(/.+/)
+    expect(keys[1]).toMatch(/.+/)
+    expect(keys[1]).not.toBe(keys[0])
+    expect(keys[2]).toBe("send-51")
   })
 
   it("messages.send always carries an Idempotency-Key, and a caller's key is sent as given", async () => {
@@ -860,6 +960,9 @@ describe("fixtures", () => {
     ["EventDelivery", EventDelivery, { ...f.delivery, envelope: f.envelope }],
     ["RawForwardDelivery", RawForwardDelivery, f.rawDelivery],
     ["Envelope", Envelope, f.envelope],
+    ["Broadcast", Broadcast, f.broadcast],
+    ["BroadcastRecipientsLoadResult", BroadcastRecipientsLoadResult, f.broadcastRecipientsResult],
+    ["BroadcastRecipientsPage", BroadcastRecipientsPage, { ...page([f.broadcastRecipient]), counts: f.broadcastRecipientCounts }],
     ["SendMessage (template with an integer button index)", SendMessage, { ...sendTo, ...helperCases[1]![2] }]
   ]
   it.each(table)("the %s fixture the mocks answer with decodes with the shared schema", (_name, schema, value) => {

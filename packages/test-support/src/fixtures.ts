@@ -165,3 +165,27 @@ export const rawDelivery = {
   created_at: "2025-01-02T03:04:05Z",
   delivered_at: null
 }
+export const broadcast = {
+  id: 51,
+  name: "May promo",
+  platform_channel_id: 7,
+  template_name: "may_promo",
+  language_code: "en_US",
+  status: "draft",
+  recipient_count: 2,
+  scheduled_at: null,
+  started_at: null,
+  completed_at: null,
+  created_at: "2025-05-01T09:00:00.000Z",
+  updated_at: "2025-05-01T09:05:00.000Z"
+}
+export const broadcastRecipientsResult = { added: 2, skipped: 1, recipient_count: 2 }
+export const broadcastRecipient = {
+  id: 61,
+  to: "15550001111",
+  status: "read",
+  message_id: "wamid.HBgLMTU1NTAwMDAwMDAVAgARGBI",
+  error: null,
+  updated_at: "2025-05-01T10:00:00.000Z"
+}
+export const broadcastRecipientCounts = { pending: 0, sent: 0, delivered: 0, read: 1, responded: 0, failed: 1 }
