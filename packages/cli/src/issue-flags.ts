@@ -34,7 +34,13 @@ const BODY_FLAGS: Readonly<Record<string, string>> = {
   profile_picture_handle: "--picture-handle",
   users: "<users>",
   display_name: "--display-name",
-  contact_metadata: "--metadata"
+  contact_metadata: "--metadata",
+  name: "--name",
+  channel_id: "--channel",
+  template_name: "--template",
+  language_code: "--language",
+  components: "--components",
+  scheduled_at: "--at"
 }
 
 /** One 422 issue as the server reports it (SPEC §7). */

@@ -11,6 +11,7 @@ import {
   VERSION
 } from "@platform/sdk"
 import { Command, CommanderError } from "commander"
+import { broadcasts } from "./commands/broadcasts/index.js"
 import { channels } from "./commands/channels/index.js"
 import { contacts } from "./commands/contacts/index.js"
 import { conversations } from "./commands/conversations/index.js"
@@ -57,6 +58,7 @@ export const buildProgram = (ctx: Context): Command => {
     .addCommand(contacts(ctx))
     .addCommand(subscriptions(ctx))
     .addCommand(deliveries(ctx))
+    .addCommand(broadcasts(ctx))
     .addCommand(events(ctx))
     .addCommand(listen(ctx))
     .addCommand(sandbox(ctx))

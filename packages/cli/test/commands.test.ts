@@ -9,6 +9,8 @@ import * as f from "./support/fixtures.js"
 const api = mockApi()
 const subs = "/platform/v1/webhooks/subscriptions"
 const dels = "/platform/v1/webhooks/deliveries"
+const bcs = "/platform/v1/broadcasts"
+const bcPage = { data: [f.broadcast], has_more: false, next_cursor: null }
 const to = ["--channel", "7", "--to", "15550001111"]
 const base = { channel_id: 7, to: "15550001111" }
 
@@ -67,7 +69,14 @@ const cases: ReadonlyArray<Case> = [
   { argv: ["subscriptions", "list", "--before", "aWQ6Mw"], route: ["get", subs], reply: { json: { data: [f.subscription], has_more: false, next_cursor: null } }, method: "GET", path: subs, query: { before: "aWQ6Mw" } },
   { argv: ["deliveries", "list", "--mode", "meta"], route: ["get", dels], reply: { json: { mode: "meta", data: [], has_more: false, next_cursor: null } }, method: "GET", path: dels, query: { mode: "meta" } },
   { argv: ["deliveries", "get", "21", "--full-envelope"], route: ["get", `${dels}/:id`], reply: { json: { ...f.delivery, envelope: f.envelope } }, method: "GET", path: `${dels}/21`, query: { include: "full_envelope" } },
-  { argv: ["deliveries", "redeliver", "21"], route: ["post", `${dels}/:id/redeliver`], reply: { json: { ...f.delivery, id: 22 } }, method: "POST", path: `${dels}/21/redeliver` }
+  { argv: ["deliveries", "redeliver", "21"], route: ["post", `${dels}/:id/redeliver`], reply: { json: { ...f.delivery, id: 22 } }, method: "POST", path: `${dels}/21/redeliver` },
+  { argv: ["broadcasts", "list", "--channel", "7", "--status", "draft", "--limit", "5"], route: ["get", bcs], reply: { json: bcPage }, method: "GET", path: bcs, query: { channel_id: "7", status: "draft", limit: "5" } },
+  { argv: ["broadcasts", "get", "51"], route: ["get", `${bcs}/:id`], reply: { json: f.broadcast }, method: "GET", path: `${bcs}/51` },
+  { argv: ["broadcasts", "create", "--name", "May promo", "--channel", "7", "--template", "may_promo", "--language", "en_US", "--components", '[{"type":"body","parameters":[{"type":"text","text":"Ada"}]}]'], route: ["post", bcs], reply: { status: 201, json: f.broadcast }, method: "POST", path: bcs, body: { name: "May promo", channel_id: 7, template_name: "may_promo", language_code: "en_US", components: [{ type: "body", parameters: [{ type: "text", text: "Ada" }] }] } },
+  { argv: ["broadcasts", "recipients", "51", "--status", "read", "--limit", "10"], route: ["get", `${bcs}/:id/recipients`], reply: { json: { data: [f.broadcastRecipient], has_more: false, next_cursor: null, counts: f.broadcastRecipientCounts } }, method: "GET", path: `${bcs}/51/recipients`, query: { status: "read", limit: "10" } },
+  { argv: ["broadcasts", "schedule", "51", "--at", "2030-06-01T09:00:00Z"], route: ["post", `${bcs}/:id/schedule`], reply: { json: { ...f.broadcast, status: "scheduled", scheduled_at: "2030-06-01T09:00:00.000Z" } }, method: "POST", path: `${bcs}/51/schedule`, body: { scheduled_at: "2030-06-01T09:00:00Z" } },
+  { argv: ["broadcasts", "send", "51"], route: ["post", `${bcs}/:id/send`], reply: { status: 202, json: { ...f.broadcast, status: "sending" } }, method: "POST", path: `${bcs}/51/send` },
+  { argv: ["broadcasts", "cancel", "51"], route: ["post", `${bcs}/:id/cancel`], reply: { json: f.broadcast }, method: "POST", path: `${bcs}/51/cancel` }
 ]
 
 const named = cases.map((c) => ({ ...c, cmd: c.argv.filter((a) => !a.startsWith("-")).slice(0, 2).join(" ") }))

@@ -7,6 +7,10 @@ import * as wire from "@platform/test-support/fixtures"
 // number (the table's name column falls back to it).
 export {
   blockUsersResult,
+  broadcast,
+  broadcastRecipient,
+  broadcastRecipientCounts,
+  broadcastRecipientsResult,
   channelDisplayName,
   channelHealth,
   channelProfile,
