@@ -72,12 +72,13 @@ export class BroadcastSender extends Effect.Service<BroadcastSender>()("@platfor
      * keeps two workers off each other's rows while they claim, and the lease keeps
      * them off once claimed: a row is only taken when unclaimed or its lease expired.
      */
-    const claim = (now: Date) =>
+    const claim = (now: Date, skipChannels: ReadonlyArray<number>) =>
       sql<Claimed>`
         with c as (
           select r.id from broadcast_recipients r
           join broadcasts b on b.id = r.broadcast_id
           where b.status = 'sending' and r.status = 'pending' and (r.claimed_until is null or r.claimed_until <= ${now})
+            and b.platform_channel_id <> all(${skipChannels}::bigint[])
           order by r.broadcast_id, r.id
           limit ${BROADCAST_BATCH_SIZE}
           for update of r skip locked
@@ -102,8 +103,9 @@ export class BroadcastSender extends Effect.Service<BroadcastSender>()("@platfor
 
     /**
      * One channel's share of a batch, one send after the other: the upstream throttle
-     * spaces them at the channel's throughput. When the throttle refuses (another
-     * sender holds the channel's slots), the rest is released for a later batch.
+     * spaces them at the channel's throughput. When a send is refused for throughput
+     * (another sender holds the channel's slots, or Meta's limit), the rest is
+     * released and the channel sits out the rest of this pass.
      */
     const sendChannel = (group: ReadonlyArray<Claimed>) =>
       Effect.gen(function*() {
@@ -148,8 +150,9 @@ export class BroadcastSender extends Effect.Service<BroadcastSender>()("@platfor
       const started = yield* startDue(new Date(yield* Clock.currentTimeMillis))
       let sent = 0
       let failed = 0
+      const busy: Array<number> = []
       while (true) {
-        const batch = yield* claim(new Date(yield* Clock.currentTimeMillis))
+        const batch = yield* claim(new Date(yield* Clock.currentTimeMillis), busy)
         if (batch.length === 0) break
         const byChannel = new Map<number, Array<Claimed>>()
         for (const r of batch) {
@@ -157,11 +160,13 @@ export class BroadcastSender extends Effect.Service<BroadcastSender>()("@platfor
           if (group === undefined) byChannel.set(r.platform_channel_id, [r])
           else group.push(r)
         }
-        const outcomes = yield* Effect.forEach(byChannel.values(), sendChannel, { concurrency: 4 })
-        sent += outcomes.reduce((n, o) => n + o.sent, 0)
-        failed += outcomes.reduce((n, o) => n + o.failed, 0)
-        // Everything throttled: the channels are busy elsewhere; the next tick goes on.
-        if (outcomes.every((o) => o.sent + o.failed === 0)) break
+        const groups = [...byChannel.values()]
+        const outcomes = yield* Effect.forEach(groups, sendChannel, { concurrency: 4 })
+        outcomes.forEach((o, i) => {
+          sent += o.sent
+          failed += o.failed
+          if (o.throttled > 0) busy.push(groups[i]![0]!.platform_channel_id)
+        })
       }
       const finished = yield* finish
       return { started: started.length, sent, failed, finished: finished.length } satisfies CycleResult

@@ -465,8 +465,9 @@ export class Messages extends Effect.Service<Messages>()("@platform/server/Messa
      * template quota, upstream call and record as a template send of POST /messages,
      * with the recipient's outcome written in the record's statement, so that a
      * recorded send is never sent again. Refusals and upstream failures are the
-     * recipient's `failed` state rather than errors; the channel's own throttle
-     * releases the claim (`throttled`: nothing was sent, a later batch retries it).
+     * recipient's `failed` state rather than errors; a throughput refusal (the
+     * channel's own throttle, or Meta's 130429 and call rate limits, which accept
+     * nothing) releases the claim (`throttled`: a later pass retries it).
      */
     const sendToRecipient = Effect.fn("Messages.sendToRecipient")(function*(
       channel: UsableChannel,
@@ -493,7 +494,8 @@ export class Messages extends Effect.Service<Messages>()("@platform/server/Messa
       if (outcome._tag === "Left") {
         const e = outcome.left
         yield* usage.refund(channel.account_id, "template_messages")
-        if (e._tag === "UpstreamThrottled") {
+        // Refused for throughput (ours or Meta's, which accepted nothing): the recipient waits for a later pass.
+        if (e._tag === "UpstreamThrottled" || (e._tag === "UpstreamError" && (e.kind === "throughput_limited" || e.kind === "rate_limited"))) {
           yield* sql`update broadcast_recipients set claimed_until = null where id = ${recipientId}`.pipe(Effect.orDie)
           return "throttled" as const
         }

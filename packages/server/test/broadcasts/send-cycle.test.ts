@@ -101,6 +101,21 @@ layer(MessagingTestServer({ SANDBOX_CALLBACK_DELAY_MS: "600000" }), { timeout: 1
       expect((yield* broadcastRow(id)).status).toBe("completed")
     }))
 
+  it.effect("a throughput refusal (Meta's 130429) fails no one: the recipients stay pending, unclaimed and uncharged, and the channel sits out the pass", () =>
+    Effect.gen(function*() {
+      const s = yield* setup("bcs-throughput")
+      const id = yield* sending(s, [SANDBOX_MAGIC_RECIPIENTS.throughputLimited, freshTo()])
+      const before = yield* sandboxSends
+      expect(yield* runOnce).toMatchObject({ sent: 0, failed: 0, finished: 0 })
+      expect((yield* sandboxSends) - before).toBe(1)
+      const rows = yield* recipientRows(id)
+      expect(rows.map((r) => [r.status, r.claimed_until])).toEqual([["pending", null], ["pending", null]])
+      expect(yield* usageOf(s.dev.accountId, "template_messages")).toBe(0)
+      expect((yield* broadcastRow(id)).status).toBe("sending")
+      // Passes are global: stop it so that the other tests' passes do not send it again.
+      expect((yield* api(s, "POST", `/${id}/cancel`)).status).toBe(200)
+    }))
+
   it.effect("a recipient claimed by a live worker is left alone; one whose worker died (lease expired) is sent", () =>
     Effect.gen(function*() {
       const s = yield* ctx
