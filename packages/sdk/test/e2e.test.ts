@@ -3,6 +3,8 @@ import { verify, verifyAndParse, verifyStandard } from "@platform/webhook-verify
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import {
   AuthenticationError,
+  ConflictError,
+  PermissionDeniedError,
   NotFoundError,
   Platform,
   UpstreamError,
@@ -405,5 +407,29 @@ describe("SDK against the real server", () => {
     expect((invalid as ValidationError).detail.map((d) => d.loc)).toEqual([["body", "pin"]])
     expect(JSON.stringify((invalid as ValidationError).body)).not.toContain("12345")
     await expect(client.channels.health(999_999)).rejects.toBeInstanceOf(NotFoundError)
+
+  it("broadcasts: 403 plan_forbidden on the free plan; on lite a draft takes recipients (deduplicated), lists them pending with counts, schedules, cancels and sends, and a second send is a ConflictError", async () => {
+    const own = await ownClient("broadcasts")
+    await expect(own.broadcasts.list()).rejects.toBeInstanceOf(PermissionDeniedError)
+    expect((await server.dashboard("POST", "/platform/dashboard/billing/plan", { plan: "lite" })).status).toBe(200)
+
+    const draft = await own.broadcasts.create({ name: "e2e promo", channel_id: server.channelId, template_name: "e2e_template", language_code: "en_US" })
+    expect(draft).toMatchObject({ status: "draft", recipient_count: 0, platform_channel_id: server.channelId })
+    const [a, b] = [peer(), peer()]
+    expect(await own.broadcasts.addRecipients(draft.id, { recipients: [{ to: a }, { to: b }, { to: a }] })).toEqual({ added: 2, skipped: 1, recipient_count: 2 })
+    const recipients = await own.broadcasts.listRecipients(draft.id, { limit: 1 })
+    expect(recipients.data).toHaveLength(1)
+    expect(recipients.counts).toMatchObject({ pending: 2, sent: 0 })
+    const all: string[] = []
+    for await (const r of own.broadcasts.listRecipients(draft.id, { limit: 1 })) all.push(r.to)
+    expect(all.sort()).toEqual([a, b].sort())
+
+    const at = new Date(Date.now() + 3_600_000).toISOString()
+    expect(await own.broadcasts.schedule(draft.id, { scheduled_at: at })).toMatchObject({ status: "scheduled", scheduled_at: at })
+    expect(await own.broadcasts.cancel(draft.id)).toMatchObject({ status: "draft", scheduled_at: null })
+    expect(await own.broadcasts.send(draft.id)).toMatchObject({ status: "sending" })
+    await expect(own.broadcasts.send(draft.id)).rejects.toBeInstanceOf(ConflictError)
+    expect((await own.broadcasts.get(draft.id)).status).toBe("sending")
+    expect((await own.broadcasts.list({ status: "sending" })).data.map((x) => x.id)).toEqual([draft.id])
   })
 })
