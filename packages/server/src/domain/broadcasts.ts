@@ -20,10 +20,11 @@ import {
   ValidationFailed
 } from "@platform/shared"
 import { Clock, Effect } from "effect"
-import { ChannelCredentialsCache } from "./channel-credentials.js"
+import { ChannelCredentialsCache, type UsableChannel } from "./channel-credentials.js"
 import { Idempotency, requestHash, type StoredResponse } from "./idempotency.js"
-import type { Replayed } from "./messages.js"
+import { Messages, type Replayed } from "./messages.js"
 import { cursorRange, toPage } from "./pagination.js"
+import { checkTemplateParameters } from "./template-parameters.js"
 import { Usage } from "./usage.js"
 
 interface BroadcastRow {
@@ -88,6 +89,8 @@ const locked = (row: BroadcastRow, operation: string) =>
 
 const json = (value: unknown) => JSON.stringify(value)
 
+type RuntimeComponents = NonNullable<BroadcastCreate["components"]>
+
 /**
  * Broadcasts (SPEC §2.7, §3.3, §4.7; DESIGN §5): drafts, their recipients and the
  * transitions a developer asks for. Every state change locks the broadcast row, so
@@ -100,6 +103,7 @@ export class Broadcasts extends Effect.Service<Broadcasts>()("@platform/server/B
     const channels = yield* ChannelCredentialsCache
     const usage = yield* Usage
     const idempotency = yield* Idempotency
+    const messages = yield* Messages
 
     /** Free plan: every broadcast operation is 403 plan_forbidden (SPEC §7, §8). */
     const requirePlan = (accountId: number) =>
@@ -138,6 +142,30 @@ export class Broadcasts extends Effect.Service<Broadcasts>()("@platform/server/B
         )
       })
 
+    /**
+     * Runtime components checked against the channel's local copy of the template, as
+     * a template send of POST /messages is (when there is one): a mismatch is a 422 at
+     * the component now rather than a failed recipient later. `at` places an issue of
+     * `components` in the request body.
+     */
+    const checkComponents = (
+      channel: Pick<UsableChannel, "id" | "account_id">,
+      templateName: string,
+      language: string,
+      items: ReadonlyArray<{ readonly components: RuntimeComponents | undefined; readonly at: ReadonlyArray<string | number> }>
+    ) =>
+      Effect.gen(function*() {
+        if (items.every((i) => i.components === undefined)) return
+        const template = yield* messages.localTemplate(channel, templateName, language)
+        if (template === undefined) return
+        const issues = items.flatMap((item) =>
+          item.components === undefined
+            ? []
+            : checkTemplateParameters(template, item.components).map((issue) => ({ ...issue, loc: ["body", ...item.at, ...issue.loc.slice(1)] }))
+        )
+        if (issues.length > 0) return yield* new ValidationFailed({ detail: issues })
+      })
+
     /** The month's broadcasts quota, consumed once per broadcast (the first schedule or send). */
     const countQuota = (accountId: number, row: BroadcastRow) =>
       row.quota_counted ? Effect.void : usage.consume(accountId, "broadcasts").pipe(
@@ -156,6 +184,7 @@ export class Broadcasts extends Effect.Service<Broadcasts>()("@platform/server/B
           if (channel.type !== "chat") {
             return yield* new ChatOnly({ message: `broadcasts run on chat channels only; channel ${channel.id} is a social channel` })
           }
+          yield* checkComponents(channel, input.template_name, input.language_code, [{ components: input.components, at: [] }])
           return yield* sql.withTransaction(Effect.gen(function*() {
             const [row] = yield* sql<BroadcastRow>`
               insert into broadcasts (developer_account_id, platform_channel_id, name, template_name, language_code, components)
@@ -201,6 +230,12 @@ export class Broadcasts extends Effect.Service<Broadcasts>()("@platform/server/B
         return yield* sql.withTransaction(Effect.gen(function*() {
           const row = yield* find(accountId, id, true)
           if (row.status !== "draft" && row.status !== "scheduled") return yield* locked(row, "given recipients")
+          yield* checkComponents(
+            { id: row.platform_channel_id, account_id: accountId },
+            row.template_name,
+            row.language_code,
+            input.recipients.map((r, i) => ({ components: r.components, at: ["recipients", i] }))
+          )
           const [known] = yield* sql<{ n: number }>`select count(*)::int as n from broadcast_recipients
             where broadcast_id = ${id} and "to" = any(${tos}::text[])`.pipe(Effect.orDie)
           const fresh = tos.length - known!.n

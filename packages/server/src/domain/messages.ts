@@ -169,7 +169,7 @@ export class Messages extends Effect.Service<Messages>()("@platform/server/Messa
     const usage = yield* Usage
     const idempotency = yield* Idempotency
 
-    const localTemplate = (channel: UsableChannel, name: string, language: string) =>
+    const localTemplate = (channel: Pick<UsableChannel, "id" | "account_id">, name: string, language: string) =>
       sql<StoredTemplate>`
         select name, body_text, components, parameter_format from templates
         where platform_channel_id = ${channel.id} and developer_account_id = ${channel.account_id}
@@ -520,6 +520,6 @@ export class Messages extends Effect.Service<Messages>()("@platform/server/Messa
       )
     })
 
-    return { send, markRead, sendToRecipient } as const
+    return { send, markRead, sendToRecipient, localTemplate } as const
   })
 }) {}

@@ -140,6 +140,33 @@ layer(MessagingTestServer(), { timeout: 120_000, excludeTestServices: true })("b
       expect(other.body.detail.code).toBe("idempotency_key_reused")
     }))
 
+  it.effect("components that do not fit the channel's local template are 422 at the component, on the draft and on a recipient", () =>
+    Effect.gen(function*() {
+      const s = yield* setup("bc-tpl")
+      const q = yield* sql
+      yield* q`insert into templates (developer_account_id, platform_channel_id, name, language_code, category, components, parameter_format, meta_status)
+        values (${s.dev.accountId}, ${s.chat}, 'order_update', 'en_US', 'utility',
+          ${JSON.stringify([{ type: "BODY", text: "Hi {{1}}, order {{2}} ships today." }])}::jsonb, 'POSITIONAL', 'approved')`
+      const short = [{ type: "body", parameters: [{ type: "text", text: "Ada" }] }]
+      const fits = [{ type: "body", parameters: [{ type: "text", text: "Ada" }, { type: "text", text: "A-1" }] }]
+      const draft = { template_name: "order_update", language_code: "en_US" }
+      const refused = yield* api(s, "POST", "", draftBody(s, { ...draft, components: short }))
+      expect(refused.status).toBe(422)
+      expect(refused.body.detail[0].loc).toEqual(["body", "components", 0, "parameters"])
+      const created = yield* api(s, "POST", "", draftBody(s, { ...draft, components: fits }))
+      expect(created.status, created.text).toBe(201)
+      const id = created.body.id
+      const load = yield* api(s, "POST", `/${id}/recipients`, {
+        recipients: [{ to: freshTo() }, { to: freshTo(), components: fits }, { to: freshTo(), components: short }]
+      })
+      expect(load.status).toBe(422)
+      expect(load.body.detail.map((d: any) => d.loc)).toEqual([["body", "recipients", 2, "components", 0, "parameters"]])
+      expect(yield* recipientRows(id)).toHaveLength(0)
+      // Another template's components are the upstream's to judge: no local copy, no check.
+      const unknown = yield* api(s, "POST", "", draftBody(s, { components: short }))
+      expect(unknown.status).toBe(201)
+    }))
+
   it.effect("recipients are deduplicated by to within a call and against those loaded before", () =>
     Effect.gen(function*() {
       const s = yield* ctx
