@@ -9,8 +9,9 @@ export const BROADCAST_BATCH_SIZE = 100
 
 /*
  * How long a claim holds a recipient. A batch of 100 on one channel takes about
- * 1.3 s at 80/s (plus the 10 s deadline of a slow call); a claim left by a worker
- * that died is taken again after this, so a recipient is never lost.
+ * 1.3 s at 80/s; a worker slowed by the upstream (10 s deadline a call) hands back
+ * what it has not sent after half of this, so its claims never expire under it. A
+ * claim left by a worker that died is taken again after this: a recipient is never lost.
  */
 const CLAIM_LEASE_MS = 120_000
 
@@ -107,7 +108,7 @@ export class BroadcastSender extends Effect.Service<BroadcastSender>()("@platfor
      * (another sender holds the channel's slots, or Meta's limit), the rest is
      * released and the channel sits out the rest of this pass.
      */
-    const sendChannel = (group: ReadonlyArray<Claimed>) =>
+    const sendChannel = (claimedAt: number) => (group: ReadonlyArray<Claimed>) =>
       Effect.gen(function*() {
         const first = group[0]!
         const channel = yield* channels.get(first.developer_account_id, first.platform_channel_id).pipe(Effect.either)
@@ -118,6 +119,12 @@ export class BroadcastSender extends Effect.Service<BroadcastSender>()("@platfor
         let sent = 0
         let failed = 0
         for (let i = 0; i < group.length; i++) {
+          // A slow upstream must not outlast the claim: past half the lease the rest is handed back
+          // unsent, before another worker could take it over while this one still sends it.
+          if ((yield* Clock.currentTimeMillis) - claimedAt > CLAIM_LEASE_MS / 2) {
+            yield* release(group.slice(i).map((r) => r.id))
+            return { sent, failed, throttled: 0 }
+          }
           const outcome = yield* messages.sendToRecipient(channel.right, templateSend(group[i]!), group[i]!.id)
           if (outcome === "throttled") {
             yield* release(group.slice(i + 1).map((r) => r.id))
@@ -152,7 +159,8 @@ export class BroadcastSender extends Effect.Service<BroadcastSender>()("@platfor
       let failed = 0
       const busy: Array<number> = []
       while (true) {
-        const batch = yield* claim(new Date(yield* Clock.currentTimeMillis), busy)
+        const claimedAt = yield* Clock.currentTimeMillis
+        const batch = yield* claim(new Date(claimedAt), busy)
         if (batch.length === 0) break
         const byChannel = new Map<number, Array<Claimed>>()
         for (const r of batch) {
@@ -161,7 +169,7 @@ export class BroadcastSender extends Effect.Service<BroadcastSender>()("@platfor
           else group.push(r)
         }
         const groups = [...byChannel.values()]
-        const outcomes = yield* Effect.forEach(groups, sendChannel, { concurrency: 4 })
+        const outcomes = yield* Effect.forEach(groups, sendChannel(claimedAt), { concurrency: 4 })
         outcomes.forEach((o, i) => {
           sent += o.sent
           failed += o.failed
