@@ -96,6 +96,12 @@ export class BroadcastSender extends Effect.Service<BroadcastSender>()("@platfor
         : sql`update broadcast_recipients set claimed_until = null where id = any(${ids}::bigint[]) and status = 'pending'`
           .pipe(Effect.orDie, Effect.asVoid)
 
+    const stillSending = (broadcastId: number) =>
+      sql<{ id: number }>`select id from broadcasts where id = ${broadcastId} and status = 'sending'`.pipe(
+        Effect.orDie,
+        Effect.map((rows) => rows.length > 0)
+      )
+
     const channelGone = (ids: ReadonlyArray<number>, message: string) =>
       sql`
         update broadcast_recipients set status = 'failed', updated_at = now(), claimed_until = null,
@@ -124,6 +130,11 @@ export class BroadcastSender extends Effect.Service<BroadcastSender>()("@platfor
           if ((yield* Clock.currentTimeMillis) - claimedAt > CLAIM_LEASE_MS / 2) {
             yield* release(group.slice(i).map((r) => r.id))
             return { sent, failed, throttled: 0 }
+          }
+          // A cancel stops the batch at the next recipient, not at its end (100 sends at 1/s are 100 s).
+          if (!(yield* stillSending(group[i]!.broadcast_id))) {
+            yield* release([group[i]!.id])
+            continue
           }
           const outcome = yield* messages.sendToRecipient(channel.right, templateSend(group[i]!), group[i]!.id)
           if (outcome === "throttled") {

@@ -1,5 +1,5 @@
 import { expect, layer } from "@effect/vitest"
-import { Duration, Effect, Stream, SubscriptionRef, TestClock, TestContext } from "effect"
+import { Chunk, Duration, Effect, Fiber, Stream, SubscriptionRef, TestClock, TestContext } from "effect"
 import { BroadcastSender } from "../../src/domain/broadcast-sender.js"
 import { SANDBOX_MAGIC_RECIPIENTS } from "../../src/upstream/sandbox/magic.js"
 import { broadcastSendCycle } from "../../src/workers/broadcast-send-cycle.js"
@@ -211,6 +211,34 @@ layer(MessagingTestServer({ SANDBOX_CALLBACK_DELAY_MS: "600000" }), { timeout: 1
       expect(page.body).toMatchObject({ has_more: true })
       const rest = yield* api(s, "GET", `/${id}/recipients?limit=10&after=${page.body.next_cursor}`)
       expect(rest.body.data).toHaveLength(3)
+    }))
+
+  it.scoped("a cancel during a pass stops it at the next recipient: the one waiting for its throttle slot is sent, the rest stay pending", () =>
+    Effect.gen(function*() {
+      const s = yield* setup("bcs-cancel-live")
+      const q = yield* sql
+      // One send a second: the second recipient waits for its slot on the clock while the broadcast is cancelled.
+      yield* q`update platform_channels set throughput_per_second = 1 where id = ${s.chat}`
+      const id = yield* sending(s, Array.from({ length: 5 }, () => freshTo()))
+      const before = yield* sandboxSends
+      yield* Effect.gen(function*() {
+        const t0 = Date.now()
+        yield* TestClock.setTime(t0)
+        const pass = yield* Effect.fork(runOnce)
+        // Waits (without time passing) until the pass sleeps until t0 + 1 s for the second slot.
+        yield* TestClock.sleeps().pipe(
+          Effect.tap(() => Effect.yieldNow()),
+          Effect.repeat({ until: Chunk.some((at) => at === t0 + 1000) })
+        )
+        expect((yield* api(s, "POST", `/${id}/cancel`)).body.status).toBe("draft")
+        yield* TestClock.adjust(Duration.seconds(1))
+        expect(yield* Fiber.join(pass)).toMatchObject({ sent: 2, failed: 0 })
+      }).pipe(Effect.provide(TestContext.TestContext))
+      expect((yield* sandboxSends) - before).toBe(2)
+      const rows = yield* recipientRows(id)
+      expect(rows.map((r) => r.status)).toEqual(["sent", "sent", "pending", "pending", "pending"])
+      expect(rows.every((r) => r.status === "sent" || r.claimed_until === null)).toBe(true)
+      expect((yield* broadcastRow(id)).status).toBe("draft")
     }))
 
   it.scoped("the cycle ticks every 30 s on the clock: a scheduled broadcast starts on the first tick at or after scheduled_at", () =>
