@@ -407,6 +407,7 @@ describe("SDK against the real server", () => {
     expect((invalid as ValidationError).detail.map((d) => d.loc)).toEqual([["body", "pin"]])
     expect(JSON.stringify((invalid as ValidationError).body)).not.toContain("12345")
     await expect(client.channels.health(999_999)).rejects.toBeInstanceOf(NotFoundError)
+  })
 
   it("broadcasts: 403 plan_forbidden on the free plan; on lite a draft takes recipients (deduplicated), lists them pending with counts, schedules, cancels and sends, and a second send is a ConflictError", async () => {
     const own = await ownClient("broadcasts")
