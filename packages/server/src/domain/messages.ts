@@ -289,7 +289,8 @@ export class Messages extends Effect.Service<Messages>()("@platform/server/Messa
         msg as (
           insert into messages (developer_account_id, platform_channel_id, conversation_id, contact_id, direction, source,
             type, text, payload, media_id, status, status_updated_at, meta_message_id, error)
-          select ${channel.account_id}, ${channel.id}, conv.id, contact.id, 'outbound', 'api', ${body.type}, ${text},
+          select ${channel.account_id}, ${channel.id}, conv.id, contact.id, 'outbound', ${recipientId === null ? "api" : "broadcast"},
+            ${body.type}, ${text},
             ${json(payloadOf(body))}::jsonb, ${mediaId}, coalesce((select status from best), 'sent'), now(), ${upstreamId},
             (select envelope from best)
           from conv, contact
@@ -345,7 +346,7 @@ export class Messages extends Effect.Service<Messages>()("@platform/server/Messa
           insert into messages (developer_account_id, platform_channel_id, conversation_id, contact_id, direction, source,
             type, text, payload, media_id, status, status_updated_at, error)
           values (${channel.account_id}, ${channel.id}, (select id from conv), (select platform_contact_id from conv),
-            'outbound', 'api', ${body.type}, ${textOf(body)}, ${json(payloadOf(body))}::jsonb, ${mediaIdOf(body)}, 'failed',
+            'outbound', ${recipientId === null ? "api" : "broadcast"}, ${body.type}, ${textOf(body)}, ${json(payloadOf(body))}::jsonb, ${mediaIdOf(body)}, 'failed',
             now(), ${json(error)}::jsonb)
           returning id
         ),
@@ -462,7 +463,9 @@ export class Messages extends Effect.Service<Messages>()("@platform/server/Messa
 
     /**
      * One recipient of a broadcast (its claimed row `recipientId`): the same rules,
-     * template quota, upstream call and record as a template send of POST /messages,
+     * template quota, upstream call and record as a template send of POST /messages
+     * (the message stored with source `broadcast`; its message.sent event says `api`,
+     * the events' vocabulary for a send through the API),
      * with the recipient's outcome written in the record's statement, so that a
      * recorded send is never sent again. Refusals and upstream failures are the
      * recipient's `failed` state rather than errors; a throughput refusal (the

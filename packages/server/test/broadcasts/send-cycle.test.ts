@@ -58,12 +58,16 @@ layer(MessagingTestServer({ SANDBOX_CALLBACK_DELAY_MS: "600000" }), { timeout: 1
       expect(rows[0]!.meta_message_id).toMatch(/^wamid\./)
       expect(rows[2]!.error).toMatchObject({ meta_code: 131047 })
       // Recorded like a template send of POST /messages: the message rows, and the quota only for what was sent.
-      const messages = yield* q<{ type: string; status: string; meta_message_id: string | null }>`
-        select type, status, meta_message_id from messages where platform_channel_id = ${s.chat} and meta_message_id = any(${
+      const messages = yield* q<{ type: string; source: string; status: string; meta_message_id: string | null }>`
+        select type, source, status, meta_message_id from messages where platform_channel_id = ${s.chat} and meta_message_id = any(${
         rows.slice(0, 2).map((r) => r.meta_message_id)
       }::text[])`
       expect(messages).toHaveLength(2)
-      expect(messages.every((m) => m.type === "template")).toBe(true)
+      expect(messages.every((m) => m.type === "template" && m.source === "broadcast")).toBe(true)
+      const events = yield* q<{ source: string }>`
+        select envelope::json -> 'data' ->> 'source' as source from events
+        where event_type = 'message.sent' and envelope::json -> 'data' ->> 'meta_message_id' = any(${rows.slice(0, 2).map((r) => r.meta_message_id)}::text[])`
+      expect(events.map((e) => e.source)).toEqual(["api", "api"])
       expect((yield* usageOf(s.dev.accountId, "template_messages")) - templatesBefore).toBe(2)
 
       const done = yield* broadcastRow(id)
