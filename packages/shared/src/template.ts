@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { Id, type Issue, NonEmptyString, Timestamp, optional, requestBody } from "./common.js"
+import { BooleanParam, IntegerParam } from "./param.js"
 import {
   CAROUSEL_MAX_CARDS,
   CAROUSEL_MIN_CARDS,
@@ -445,3 +446,17 @@ export const HeaderMediaResult = Schema.Struct({ handle: Schema.String }).annota
   identifier: "HeaderMediaResult"
 })
 export type HeaderMediaResult = typeof HeaderMediaResult.Type
+
+/**
+ * GET /templates filters (DESIGN §5), AND-combined. Text filters take any value (an
+ * unknown one matches nothing); `channel_id` and `is_active` must be well-formed.
+ */
+export const TemplateListQuery = Schema.Struct({
+  channel_id: optional(IntegerParam("Only templates of this channel.")),
+  name: optional(Schema.String.annotations({ description: "Only templates with exactly this name." })),
+  language_code: optional(Schema.String.annotations({ description: "Only templates in this language, e.g. en_US." })),
+  category: optional(Schema.String.annotations({ description: "utility, marketing or authentication." })),
+  status: optional(Schema.String.annotations({ description: "The upstream status: pending, approved or rejected." })),
+  is_active: optional(BooleanParam("`true` or `false`."))
+})
+export type TemplateListQuery = typeof TemplateListQuery.Type

@@ -19,6 +19,7 @@ import { MessageHistory } from "./message-history.js"
 import { Messages } from "./messages.js"
 import { SandboxInbound } from "./sandbox-inbound.js"
 import { Sessions } from "./sessions.js"
+import { Templates } from "./templates.js"
 import { Usage } from "./usage.js"
 
 /**
@@ -39,6 +40,7 @@ export const DomainLive = Layer.mergeAll(
   MessageHistory.Default,
   Contacts.Default,
   Media.Default,
+  Templates.Default,
   SandboxInbound.Default
 ).pipe(
   Layer.provideMerge(Messages.Default),

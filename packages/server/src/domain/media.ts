@@ -63,7 +63,7 @@ export const MEDIA_KINDS: { readonly [K in UsableChannel["type"]]: ReadonlyArray
   ]
 }
 
-const baseMime = (mime: string) => mime.split(";")[0]!.trim().toLowerCase()
+export const baseMime = (mime: string) => mime.split(";")[0]!.trim().toLowerCase()
 
 export const mediaKindOf = (channel: UsableChannel["type"], mime: string) =>
   MEDIA_KINDS[channel].find((k) => k.mimeTypes.includes(baseMime(mime)))

@@ -27,6 +27,7 @@ import { InputGuardLive } from "./input-guard.js"
 import { MediaDownloadRoute, MediaLive } from "./media.js"
 import { MessageHistoryLive } from "./message-history.js"
 import { MessagesLive } from "./messages.js"
+import { TemplatesLive } from "./templates.js"
 import { RequestContextMiddleware, requestsInFlight } from "./request-context.js"
 import { ValidationMiddleware } from "./validation.js"
 import { DeliveriesLive } from "./webhook-deliveries.js"
@@ -39,6 +40,7 @@ export const ApiLive = HttpApiBuilder.api(PlatformApi).pipe(
     ChannelsLive,
     MessagesLive,
     MediaLive,
+    TemplatesLive,
     SubscriptionsLive,
     DeliveriesLive,
     MessageHistoryLive,

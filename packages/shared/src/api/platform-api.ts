@@ -15,6 +15,7 @@ import { MessageHistoryGroup } from "./message-history.js"
 import { MessagesGroup } from "./messages.js"
 import { documentContract } from "./openapi-document.js"
 import { routeTable } from "./route-table.js"
+import { TemplatesGroup } from "./templates.js"
 import { DeliveriesGroup } from "./webhook-deliveries.js"
 import { SubscriptionsGroup } from "./webhook-subscriptions.js"
 
@@ -23,6 +24,7 @@ const contract = HttpApi.make("platform")
   .add(ChannelsGroup)
   .add(MessagesGroup)
   .add(MediaGroup)
+  .add(TemplatesGroup)
   .add(SubscriptionsGroup)
   .add(DeliveriesGroup)
   .add(MessageHistoryGroup)

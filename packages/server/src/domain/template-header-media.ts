@@ -1,0 +1,111 @@
+import { Multipart } from "@effect/platform"
+import { ValidationFailed } from "@platform/shared"
+import { Chunk, Data, Effect, Option, Stream } from "effect"
+import { baseMime, contentMatches } from "./media.js"
+
+const MB = 1024 * 1024
+
+/**
+ * What Meta takes as a template header sample through the resumable upload
+ * (WhatsApp "Supported media types" for headers): JPEG/PNG images, MP4 video, PDF documents.
+ */
+export const HEADER_MEDIA: Readonly<Record<string, number>> = {
+  "image/jpeg": 5 * MB,
+  "image/png": 5 * MB,
+  "video/mp4": 16 * MB,
+  "application/pdf": 100 * MB
+}
+
+const LARGEST = Math.max(...Object.values(HEADER_MEDIA))
+
+export interface HeaderFile {
+  readonly data: Uint8Array
+  readonly mime_type: string
+  readonly filename: string
+}
+
+class Refused extends Data.TaggedError("Refused")<{ readonly error: ValidationFailed }> {}
+
+export const headerIssue = (loc: string, msg: string, input: unknown, ctx: Record<string, unknown> = {}) =>
+  new ValidationFailed({ detail: [{ loc: ["body", loc], msg, type: "value_error", input: input ?? null, ctx }] })
+
+const unreadable = (e: Multipart.MultipartError) => headerIssue("file", `the multipart body could not be read (${e.reason})`, null)
+
+const sizeText = (bytes: number) => `${bytes / MB} MB`
+
+/** The bytes of a file part, refused as soon as they pass the cap of its type or do not start like it. */
+const readFile = (part: Multipart.File) =>
+  Effect.gen(function*() {
+    const mime = baseMime(part.contentType)
+    const cap = HEADER_MEDIA[mime]
+    if (cap === undefined) {
+      return yield* headerIssue("file", `unsupported header media type ${mime || "(none)"}; supported: ${Object.keys(HEADER_MEDIA).join(", ")}`, part.name, { mime_type: mime })
+    }
+    let total = 0
+    const chunks = yield* part.content.pipe(
+      Stream.mapError((e) => new Refused({ error: unreadable(e) })),
+      Stream.mapEffect((bytes) => {
+        if (total === 0 && bytes.length > 0 && !contentMatches(mime, bytes)) {
+          return Effect.fail(new Refused({ error: headerIssue("file", `the file's content is not ${mime}`, part.name, { mime_type: mime }) }))
+        }
+        total += bytes.length
+        return total > cap
+          ? Effect.fail(new Refused({ error: headerIssue("file", `${mime} header samples are at most ${sizeText(cap)}`, part.name, { max_bytes: cap }) }))
+          : Effect.succeed(bytes)
+      }),
+      Stream.runCollect,
+      Effect.catchTag("Refused", (r) => Effect.fail(r.error))
+    )
+    if (total === 0) return yield* headerIssue("file", "the file is empty", part.name)
+    const data = new Uint8Array(total)
+    let offset = 0
+    for (const c of Chunk.toReadonlyArray(chunks)) {
+      data.set(c, offset)
+      offset += c.length
+    }
+    return { data, mime_type: mime, filename: part.name || "file" } satisfies HeaderFile
+  })
+
+/**
+ * Reads a `channel_id` field (or the query's) and then the `file` part of a
+ * multipart body; `withFile` runs once the file part arrives, with the channel
+ * id, before any byte of the file is read (so a bad channel reads nothing).
+ */
+export const readHeaderMediaForm = <A, E, R>(
+  parts: Stream.Stream<Multipart.Part, Multipart.MultipartError>,
+  channelIdFromQuery: string | undefined,
+  declaredLength: number | undefined,
+  withChannel: (channelId: number) => Effect.Effect<A, E, R>
+) =>
+  Effect.gen(function*() {
+    if (declaredLength !== undefined && declaredLength > LARGEST + 64 * 1024) {
+      return yield* headerIssue("file", `the request exceeds the largest header sample (${sizeText(LARGEST)} for documents)`, null, { max_bytes: LARGEST })
+    }
+    return yield* Effect.scoped(Effect.gen(function*() {
+      const pull = yield* Stream.toPull(parts)
+      let channelId = channelIdFromQuery
+      for (;;) {
+        const chunk = yield* pull.pipe(
+          Effect.map(Option.some),
+          Effect.catchAll((e) => (Option.isNone(e) ? Effect.succeedNone : Effect.fail(unreadable(e.value))))
+        )
+        if (Option.isNone(chunk)) break
+        for (const part of chunk.value) {
+          if (Multipart.isField(part)) {
+            if (part.key === "channel_id") channelId = part.value
+            else return yield* headerIssue(part.key, "unknown field (expected channel_id and file)", part.value)
+            continue
+          }
+          if (!Multipart.isFile(part)) continue
+          if (part.key !== "file") return yield* headerIssue(part.key, "unknown field (expected channel_id and file)", null)
+          const id = channelId === undefined ? NaN : Number(channelId)
+          if (!/^\d+$/.test(channelId ?? "") || !Number.isSafeInteger(id) || id <= 0) {
+            return yield* headerIssue("channel_id", channelId === undefined ? "channel_id is required before file" : "must be an integer", channelId)
+          }
+          const use = yield* withChannel(id)
+          return { use, file: yield* readFile(part) }
+        }
+      }
+      return yield* headerIssue("file", "file is required", null)
+    }))
+  })

@@ -1,0 +1,335 @@
+import { SqlClient, type SqlError } from "@effect/sql"
+import {
+  ChannelUnusable,
+  type HeaderMediaResult,
+  LegacyRowSupplyComponents,
+  NotFound,
+  StatusLocked,
+  type TemplateComponent,
+  templateComponentIssues,
+  type TemplateCreate,
+  type TemplateListQuery,
+  type TemplatePatch,
+  type TemplateSync,
+  type TemplateSyncResult,
+  UpstreamFailure,
+  ValidationFailed
+} from "@platform/shared"
+import type { Multipart } from "@effect/platform"
+import { Effect, type Stream } from "effect"
+import type { UpstreamError, UpstreamFailure as UpstreamCallFailure, UpstreamRequestInvalid } from "../upstream/errors.js"
+import { Upstream } from "../upstream/upstream.js"
+import { ChannelCredentialsCache, type UsableChannel } from "./channel-credentials.js"
+import { readHeaderMediaForm } from "./template-header-media.js"
+import { placeholdersOf } from "./template-parameters.js"
+import { derivedColumns, rowFromUpstream, TEMPLATE_COLUMNS, templateToWire, type TemplateRow } from "./template-rows.js"
+
+const issue = (loc: ReadonlyArray<PropertyKey>, msg: string, input: unknown, ctx: Record<string, unknown> = {}) =>
+  new ValidationFailed({
+    detail: [{ loc: ["body", ...loc.map((k) => (typeof k === "number" ? k : String(k)))], msg, type: "value_error", input: input ?? null, ctx }]
+  })
+
+/** Meta's rule for template names; checked here so a bad name is a 422 at `name`, not a 502. */
+const TEMPLATE_NAME = /^[a-z0-9_]{1,512}$/
+
+const isUniqueViolation = (error: SqlError.SqlError) => (error.cause as { code?: string } | undefined)?.code === "23505"
+
+/** 502 with the upstream's own (token-scrubbed) text; a call refused before reaching it is an unusable channel. */
+const upstreamFailed = (e: UpstreamCallFailure | UpstreamRequestInvalid) =>
+  e._tag === "UpstreamRequestInvalid" ? new ChannelUnusable({ message: e.message }) : new UpstreamFailure({ message: e.message })
+
+/**
+ * The upstream refused the content of an edit (Graph code 100 and the like, a 4xx):
+ * SPEC §3.1 makes that a rejected row, not an error. Authentication, rate limits and
+ * server trouble stay 502s: they say nothing about the template.
+ */
+const isEditRejection = (e: UpstreamCallFailure | UpstreamRequestInvalid): e is UpstreamError =>
+  e._tag === "UpstreamError" && e.http_status !== null && e.http_status >= 400 && e.http_status < 500 &&
+  ["invalid_parameter", "unknown", "template_missing", "template_param_mismatch", "permission_denied"].includes(e.kind)
+
+/** Graph's "message template not found" on delete: already gone upstream. */
+const isTemplateMissing = (e: UpstreamCallFailure | UpstreamRequestInvalid) =>
+  e._tag === "UpstreamError" && (e.http_status === 404 || e.meta_subcode === 2593002)
+
+const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value))
+
+const lower = (s: string | null) => s?.toLowerCase() ?? null
+
+/**
+ * Message templates (SPEC §2.1, §3.1, §4.2). The upstream is the authority on a
+ * template's status: every create and edit is submitted there first, and the row
+ * keeps the snapshot it answered; later changes come as status callbacks (inbound).
+ */
+export class Templates extends Effect.Service<Templates>()("@platform/server/Templates", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const channels = yield* ChannelCredentialsCache
+    const upstream = yield* Upstream
+
+    /** The chat channel a template request names in its body: missing, another account's or social is 422 at channel_id. */
+    const bodyChannel = (accountId: number, channelId: number) =>
+      channels.get(accountId, channelId).pipe(
+        Effect.catchTag("NotFound", () => Effect.fail(issue(["channel_id"], `channel ${channelId} not found`, channelId))),
+        Effect.filterOrFail(
+          (channel) => channel.type === "chat",
+          () => issue(["channel_id"], `channel ${channelId} is a social channel: templates exist only on chat channels`, channelId)
+        )
+      )
+
+    /** The channel of a stored template; gone or unusable is 422 channel_unusable. */
+    const rowChannel = (accountId: number, row: TemplateRow) =>
+      row.platform_channel_id === null
+        ? Effect.fail(new ChannelUnusable({ message: "the template has no channel" }))
+        : channels.get(accountId, row.platform_channel_id).pipe(
+          Effect.catchTag("NotFound", () => Effect.fail(new ChannelUnusable({ message: "the template's channel no longer exists" })))
+        )
+
+    const find = (accountId: number, id: number) =>
+      sql<TemplateRow>`select ${sql.unsafe(TEMPLATE_COLUMNS)} from templates
+        where id = ${id} and developer_account_id = ${accountId}`.pipe(
+        Effect.orDie,
+        Effect.flatMap(([row]) => row === undefined ? Effect.fail(new NotFound({ message: "template not found" })) : Effect.succeed(row))
+      )
+
+    const duplicate = (input: { readonly name: string; readonly language_code: string; readonly channel_id: number }) =>
+      issue(
+        ["name"],
+        `channel ${input.channel_id} already has a template ${input.name} in ${input.language_code}; edit it with PATCH or pick another name`,
+        input.name
+      )
+
+    const create = Effect.fn("Templates.create")(function*(accountId: number, input: TemplateCreate) {
+      if (!TEMPLATE_NAME.test(input.name)) {
+        return yield* issue(["name"], "must be 1 to 512 lower case letters, digits and underscores", input.name)
+      }
+      const channel = yield* bodyChannel(accountId, input.channel_id)
+      let components: ReadonlyArray<unknown>
+      let columns: { readonly body_text: string; readonly variables: ReadonlyArray<string>; readonly header_format: string | null }
+      if (input.components === undefined) {
+        const bodyText = input.body_text ?? ""
+        const variables = input.variables ?? []
+        const placeholders = placeholdersOf(bodyText)
+        if (placeholders.length !== variables.length) {
+          return yield* issue(
+            ["variables"],
+            `body_text has ${placeholders.length} placeholder(s)${placeholders.length > 0 ? ` (${placeholders.map((p) => `{{${p}}}`).join(", ")})` : ""}: variables gives one example value for each, in order`,
+            input.variables,
+            { expected: placeholders.length }
+          )
+        }
+        components = [{ type: "BODY", text: bodyText, ...(variables.length > 0 ? { example: { body_text: [variables] } } : {}) }]
+        columns = { body_text: bodyText, variables, header_format: null }
+      } else {
+        components = input.components
+        columns = derivedColumns(input.components, input.body_text)
+      }
+      const [existing] = yield* sql`select 1 from templates
+        where platform_channel_id = ${channel.id} and name = ${input.name} and language_code = ${input.language_code}`.pipe(Effect.orDie)
+      if (existing !== undefined) return yield* duplicate(input)
+
+      const submitted = yield* upstream.createTemplate(channel.creds, {
+        name: input.name,
+        language: input.language_code,
+        category: input.category,
+        components,
+        parameter_format: input.parameter_format
+      }).pipe(Effect.mapError(upstreamFailed))
+
+      const [row] = yield* sql<TemplateRow>`
+        insert into templates (developer_account_id, platform_channel_id, name, language_code, category, body_text, variables,
+          components, parameter_format, header_format, meta_status, meta_category, meta_template_id)
+        values (${accountId}, ${channel.id}, ${input.name}, ${input.language_code}, ${input.category}, ${columns.body_text},
+          ${json(columns.variables)}::jsonb, ${json(input.components)}::jsonb, ${input.parameter_format ?? null},
+          ${columns.header_format}, ${submitted.status.toLowerCase()}, ${submitted.category.toLowerCase()}, ${submitted.id})
+        returning ${sql.unsafe(TEMPLATE_COLUMNS)}`.pipe(
+        Effect.catchTag("SqlError", (e) => (isUniqueViolation(e) ? Effect.fail(duplicate(input)) : Effect.die(e)))
+      )
+      return templateToWire(row!)
+    })
+
+    const list = Effect.fn("Templates.list")(function*(accountId: number, query: TemplateListQuery) {
+      const clauses = [sql`developer_account_id = ${accountId}`]
+      if (query.channel_id !== undefined) clauses.push(sql`platform_channel_id = ${query.channel_id}`)
+      if (query.name !== undefined) clauses.push(sql`name = ${query.name}`)
+      if (query.language_code !== undefined) clauses.push(sql`language_code = ${query.language_code}`)
+      if (query.category !== undefined) clauses.push(sql`category = ${query.category.toLowerCase()}`)
+      if (query.status !== undefined) clauses.push(sql`lower(meta_status) = ${query.status.toLowerCase()}`)
+      if (query.is_active !== undefined) clauses.push(sql`is_active = ${query.is_active}`)
+      const rows = yield* sql<TemplateRow>`select ${sql.unsafe(TEMPLATE_COLUMNS)} from templates
+        where ${sql.and(clauses)} order by id desc`.pipe(Effect.orDie)
+      return rows.map(templateToWire)
+    })
+
+    const get = Effect.fn("Templates.get")(function*(accountId: number, id: number) {
+      return templateToWire(yield* find(accountId, id))
+    })
+
+    /** The components a patch leaves, checked against the category and format it leaves (SPEC §2.2). */
+    const patchedComponents = (row: TemplateRow, patch: TemplatePatch) =>
+      Effect.gen(function*() {
+        const category = patch.category ?? row.category
+        const parameter_format = patch.parameter_format ?? row.parameter_format ?? undefined
+        if (patch.components !== undefined) {
+          const issues = templateComponentIssues(patch.components, { category, parameter_format })
+          if (issues.length > 0) {
+            return yield* new ValidationFailed({
+              detail: issues.map((i) => ({
+                loc: ["body", "components", ...i.path.map((k) => (typeof k === "number" ? k : String(k)))],
+                msg: i.message,
+                type: "value_error",
+                input: null,
+                ctx: {}
+              }))
+            })
+          }
+          return patch.components as ReadonlyArray<unknown>
+        }
+        const stored = row.components ?? []
+        const changed = patch.category !== undefined ? "category" : patch.parameter_format !== undefined ? "parameter_format" : undefined
+        if (changed !== undefined) {
+          const [first] = templateComponentIssues(stored as ReadonlyArray<TemplateComponent>, { category, parameter_format })
+          if (first !== undefined) {
+            return yield* issue(
+              [changed],
+              `the stored components do not fit this ${changed} (${first.message}); supply components that do`,
+              patch[changed]
+            )
+          }
+        }
+        return stored
+      })
+
+    const update = Effect.fn("Templates.update")(function*(accountId: number, id: number, patch: TemplatePatch) {
+      const row = yield* find(accountId, id)
+      if (lower(row.meta_status) === "pending") {
+        return yield* new StatusLocked({
+          message: "the template is pending review upstream; it can be edited once approved or rejected",
+          status: "pending"
+        })
+      }
+      if (row.components === null && patch.components === undefined) return yield* new LegacyRowSupplyComponents()
+      const components = yield* patchedComponents(row, patch)
+      const channel: UsableChannel = yield* rowChannel(accountId, row)
+      const category = patch.category ?? row.category
+      const parameter_format = patch.parameter_format ?? row.parameter_format ?? undefined
+
+      // A row never submitted (no upstream id) is submitted now; any other is edited in place upstream.
+      const submit = row.meta_template_id === null
+        ? upstream.createTemplate(channel.creds, { name: row.name, language: row.language_code, category, components, parameter_format })
+        : upstream.editTemplate(channel.creds, row.meta_template_id, {
+          components,
+          category: patch.category,
+          parameter_format: patch.parameter_format
+        }).pipe(Effect.as({ id: row.meta_template_id, status: "PENDING", category: category.toUpperCase() }))
+      const outcome = yield* submit.pipe(
+        Effect.map((r) => ({ meta_template_id: r.id, meta_status: r.status.toLowerCase(), meta_category: r.category.toLowerCase(), reason: null })),
+        Effect.catchIf(isEditRejection, (e) =>
+          Effect.succeed({
+            meta_template_id: row.meta_template_id,
+            meta_status: "rejected",
+            meta_category: row.meta_category,
+            reason: e.meta_title !== null && e.meta_title !== e.message ? `${e.meta_title}: ${e.message}` : e.message
+          })),
+        Effect.mapError(upstreamFailed)
+      )
+
+      const derived = patch.components !== undefined ? derivedColumns(patch.components, patch.body_text ?? row.body_text) : undefined
+      const bodyText = patch.body_text ?? derived?.body_text ?? row.body_text
+      const variables = patch.variables ?? derived?.variables ?? row.variables
+      const [updated] = yield* sql<TemplateRow>`
+        update templates set
+          body_text = ${bodyText},
+          variables = ${json(variables)}::jsonb,
+          category = ${category},
+          components = ${json(components)}::jsonb,
+          parameter_format = ${parameter_format ?? null},
+          header_format = ${derived !== undefined ? derived.header_format : row.header_format},
+          meta_status = ${outcome.meta_status},
+          meta_category = ${outcome.meta_category},
+          meta_template_id = ${outcome.meta_template_id},
+          meta_rejection_reason = ${outcome.reason},
+          updated_at = now()
+        where id = ${row.id} and developer_account_id = ${accountId}
+        returning ${sql.unsafe(TEMPLATE_COLUMNS)}`.pipe(Effect.orDie)
+      if (updated === undefined) return yield* new NotFound({ message: "template not found" })
+      return templateToWire(updated)
+    })
+
+    const remove = Effect.fn("Templates.delete")(function*(accountId: number, id: number) {
+      const row = yield* find(accountId, id)
+      if (row.platform_channel_id !== null) {
+        const channel = yield* rowChannel(accountId, row)
+        yield* upstream.deleteTemplate(channel.creds, { name: row.name, hsm_id: row.meta_template_id ?? undefined }).pipe(
+          Effect.catchIf(isTemplateMissing, () => Effect.void),
+          Effect.mapError(upstreamFailed)
+        )
+        if (row.meta_template_id === null) {
+          // Deleted upstream by name alone: every language of that name went with it.
+          yield* sql`delete from templates where platform_channel_id = ${row.platform_channel_id} and name = ${row.name}
+            and developer_account_id = ${accountId}`.pipe(Effect.orDie)
+          return
+        }
+      }
+      yield* sql`delete from templates where id = ${row.id} and developer_account_id = ${accountId}`.pipe(Effect.orDie)
+    })
+
+    /**
+     * Every upstream template of the channel's WABA, upserted in one statement by
+     * (channel, name, language_code). A row is updated only when its snapshot
+     * differs, so a second sync of the same upstream state updates nothing.
+     */
+    const sync = Effect.fn("Templates.sync")(function*(accountId: number, input: TemplateSync) {
+      const channel = yield* bodyChannel(accountId, input.channel_id)
+      const listed = yield* upstream.listTemplates(channel.creds).pipe(Effect.mapError(upstreamFailed))
+      const byKey = new Map<string, NonNullable<ReturnType<typeof rowFromUpstream>>>()
+      for (const t of listed) {
+        const row = rowFromUpstream(t)
+        if (row !== undefined) byKey.set(`${row.name}\u0000${row.language_code}`, row)
+      }
+      const rows = [...byKey.values()]
+      const written = rows.length === 0 ? [] : yield* sql<{ inserted: boolean }>`
+        insert into templates as t (developer_account_id, platform_channel_id, name, language_code, category, body_text,
+          variables, components, parameter_format, header_format, meta_status, meta_category, meta_template_id,
+          meta_rejection_reason)
+        select ${accountId}, ${channel.id}, x.name, x.language_code, x.category, x.body_text, x.variables, x.components,
+          x.parameter_format, x.header_format, x.meta_status, x.meta_category, x.meta_template_id, x.meta_rejection_reason
+        from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as x(name text, language_code text, category text,
+          body_text text, variables jsonb, components jsonb, parameter_format text, header_format text, meta_status text,
+          meta_category text, meta_template_id text, meta_rejection_reason text)
+        on conflict (platform_channel_id, name, language_code) do update set
+          category = excluded.category, body_text = excluded.body_text, variables = excluded.variables,
+          components = excluded.components, parameter_format = excluded.parameter_format,
+          header_format = excluded.header_format, meta_status = excluded.meta_status,
+          meta_category = excluded.meta_category, meta_template_id = excluded.meta_template_id,
+          meta_rejection_reason = excluded.meta_rejection_reason, updated_at = now()
+        where (t.category, t.body_text, t.variables, t.components, t.parameter_format, t.header_format, t.meta_status,
+            t.meta_category, t.meta_template_id, t.meta_rejection_reason)
+          is distinct from (excluded.category, excluded.body_text, excluded.variables, excluded.components,
+            excluded.parameter_format, excluded.header_format, excluded.meta_status, excluded.meta_category,
+            excluded.meta_template_id, excluded.meta_rejection_reason)
+        returning (xmax = 0) as inserted`.pipe(Effect.orDie)
+      const imported = written.filter((w) => w.inserted).length
+      const updated = written.length - imported
+      return { imported, updated, skipped: listed.length - imported - updated, total: listed.length } satisfies TemplateSyncResult
+    })
+
+    /** A header sample for `example.header_handle`: buffered (the resumable upload needs its length first), then uploaded. */
+    const uploadHeaderMedia = Effect.fn("Templates.uploadHeaderMedia")(function*(
+      accountId: number,
+      parts: Stream.Stream<Multipart.Part, Multipart.MultipartError>,
+      channelIdFromQuery: string | undefined,
+      declaredLength: number | undefined
+    ) {
+      const { use: channel, file } = yield* readHeaderMediaForm(
+        parts,
+        channelIdFromQuery,
+        declaredLength,
+        (channelId) => bodyChannel(accountId, channelId)
+      )
+      const { handle } = yield* upstream.uploadHeaderMedia(channel.creds, file).pipe(Effect.mapError(upstreamFailed))
+      return { handle } satisfies HeaderMediaResult
+    })
+
+    return { create, list, get, update, delete: remove, sync, uploadHeaderMedia } as const
+  })
+}) {}
