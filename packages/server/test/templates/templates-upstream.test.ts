@@ -1,0 +1,240 @@
+import { afterAll, afterEach, beforeAll, expect, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import { http, HttpResponse } from "msw"
+import { setupServer } from "msw/node"
+import { Secrets } from "../../src/crypto/secrets.js"
+import { baseUrl, createKey, signup } from "../auth/support.js"
+import { GRAPH, makeRecorder, META_RESPONSES, successHandlers, VERSION } from "../fixtures/meta/index.js"
+import { MessagingTestServer, request, sql } from "../messages/support.js"
+
+// Only Graph traffic is mocked; the test's own requests to the loopback server pass through.
+const msw = setupServer()
+beforeAll(() => msw.listen({ onUnhandledRequest: "bypass" }))
+afterEach(() => msw.resetHandlers())
+afterAll(() => msw.close())
+
+const TOKEN = "EAAGtemplatesToken0123456789abcdef"
+const WABA = "102290129340398"
+
+let counter = 0
+const uniqueName = (prefix: string) => `${prefix}_${Date.now().toString(36)}_${counter++}`
+
+/** A developer with a key and a chat channel inserted directly (connect would call the mocked Graph API too). */
+const setupMeta = (label: string) =>
+  Effect.gen(function*() {
+    const dev = yield* signup(label)
+    const { key } = yield* createKey(dev, { rate_limit_per_minute: 100000 })
+    const secrets = yield* Secrets
+    const q = yield* sql
+    const [row] = yield* q<{ id: number }>`
+      insert into platform_channels (developer_account_id, type, name, phone_number_id, waba_id, access_token_encrypted)
+      values (${dev.accountId}, 'chat', 'msw', ${String(106540352240000 + counter++)}, ${WABA}, ${secrets.encrypt(TOKEN)})
+      returning id`
+    return { dev, key, chat: row!.id }
+  })
+
+let ready: Effect.Effect.Success<ReturnType<typeof setupMeta>> | undefined
+const ctx = Effect.suspend(() => (ready ? Effect.succeed(ready) : setupMeta("tpl-msw").pipe(Effect.tap((s) => (ready = s)))))
+
+/** A stored template the upstream already reviewed, as a create followed by its approval callback leaves it. */
+const approvedRow = (accountId: number, channelId: number, metaId: string) =>
+  Effect.gen(function*() {
+    const q = yield* sql
+    const [row] = yield* q<{ id: number }>`
+      insert into templates (developer_account_id, platform_channel_id, name, language_code, category, body_text, components,
+        meta_status, meta_category, meta_template_id)
+      values (${accountId}, ${channelId}, ${uniqueName("row")}, 'en_US', 'utility', 'Hi', ${JSON.stringify([{ type: "BODY", text: "Hi" }])}::jsonb,
+        'approved', 'utility', ${metaId})
+      returning id`
+    return row!.id
+  })
+
+const graphError = (status: number, error: Record<string, unknown>) => () => HttpResponse.json({ error }, { status })
+
+layer(MessagingTestServer({ UPSTREAM: "meta", META_GRAPH_URL: GRAPH, META_GRAPH_VERSION: VERSION }), {
+  timeout: 120_000,
+  excludeTestServices: true
+})("templates against Meta's Graph API (msw)", (it) => {
+  it.effect("create posts Meta's template shape to the WABA with the channel's token and keeps Meta's id and status", () =>
+    Effect.gen(function*() {
+      const s = yield* ctx
+      const rec = makeRecorder()
+      msw.use(...successHandlers(rec))
+      const name = uniqueName("created")
+      const reply = yield* request("POST", "/platform/v1/templates", {
+        key: s.key,
+        body: { channel_id: s.chat, name, language_code: "en_US", category: "utility", components: [{ type: "BODY", text: "Hi" }], parameter_format: "POSITIONAL" }
+      })
+      expect(reply.status, reply.text).toBe(200)
+      expect(reply.body).toMatchObject({ meta_template_id: META_RESPONSES.templateCreated.id, meta_status: "pending", meta_category: "utility" })
+      expect(rec.calls).toHaveLength(1)
+      expect(rec.calls[0]!.url).toBe(`${GRAPH}/${VERSION}/${WABA}/message_templates`)
+      expect(rec.calls[0]!.authorization).toBe(`Bearer ${TOKEN}`)
+      expect(JSON.parse(rec.calls[0]!.body)).toEqual({
+        name,
+        language: "en_US",
+        category: "UTILITY",
+        components: [{ type: "BODY", text: "Hi" }],
+        parameter_format: "POSITIONAL"
+      })
+    }))
+
+  it.effect("a create Meta fails is a 502 upstream_error with Meta's text, and no row is stored", () =>
+    Effect.gen(function*() {
+      const s = yield* ctx
+      msw.use(http.post(`${GRAPH}/${VERSION}/:waba/message_templates`, graphError(500, { message: "An unknown error occurred", type: "OAuthException", code: 1 })))
+      const name = uniqueName("failed")
+      const reply = yield* request("POST", "/platform/v1/templates", {
+        key: s.key,
+        body: { channel_id: s.chat, name, language_code: "en_US", category: "utility", body_text: "Hi" }
+      })
+      expect(reply.status, reply.text).toBe(502)
+      expect(reply.body).toEqual({ detail: { code: "upstream_error", message: "An unknown error occurred" } })
+      const q = yield* sql
+      expect((yield* q`select 1 from templates where name = ${name}`).length).toBe(0)
+    }))
+
+  it.effect("sync follows Meta's after cursor (never the next URL with its token) and is idempotent", () =>
+    Effect.gen(function*() {
+      const s = yield* setupMeta("tpl-msw-sync")
+      const rec = makeRecorder()
+      msw.use(...successHandlers(rec))
+      const sync = () => request("POST", "/platform/v1/templates/sync", { key: s.key, body: { channel_id: s.chat } })
+      const first = yield* sync()
+      expect(first.status, first.text).toBe(200)
+      expect(first.body).toEqual({ imported: 2, updated: 0, skipped: 0, total: 2 })
+      expect(rec.calls.map((c) => new URL(c.url).searchParams.get("after"))).toEqual([null, "MjQZD"])
+      expect(rec.calls.every((c) => !c.url.includes("EAAGleakyNextToken") && c.authorization === `Bearer ${TOKEN}`)).toBe(true)
+      const second = yield* sync()
+      expect(second.body).toEqual({ imported: 0, updated: 0, skipped: 2, total: 2 })
+      const q = yield* sql
+      const rows = yield* q<any>`select name, language_code, meta_status, meta_template_id, meta_rejection_reason from templates
+        where platform_channel_id = ${s.chat} order by name`
+      expect(rows).toEqual([
+        { name: "order_update", language_code: "en_US", meta_status: "approved", meta_template_id: "1252715608684590", meta_rejection_reason: null },
+        { name: "promo", language_code: "de", meta_status: "rejected", meta_template_id: "1252715608684591", meta_rejection_reason: "INVALID_FORMAT" }
+      ])
+    }))
+
+  it.effect("a sync Meta refuses is a 502 whose message is Meta's text without the channel token", () =>
+    Effect.gen(function*() {
+      const s = yield* ctx
+      msw.use(http.get(`${GRAPH}/${VERSION}/:waba/message_templates`, graphError(401, {
+        message: `Error validating access token: the token ${TOKEN} has expired`,
+        type: "OAuthException",
+        code: 190,
+        fbtrace_id: "AfbtraceSync"
+      })))
+      const reply = yield* request("POST", "/platform/v1/templates/sync", { key: s.key, body: { channel_id: s.chat } })
+      expect(reply.status, reply.text).toBe(502)
+      expect(reply.body.detail.code).toBe("upstream_error")
+      expect(reply.body.detail.message).toMatch(/^Error validating access token/)
+      expect(reply.text).not.toContain(TOKEN)
+      expect(reply.text).not.toContain(TOKEN.slice(4, 20))
+    }))
+
+  it.effect("PATCH edits the template at /{template_id}; Meta refusing the edit is 200 with the row rejected, a Meta outage a 502 that changes nothing", () =>
+    Effect.gen(function*() {
+      const s = yield* ctx
+      const rec = makeRecorder()
+      const id = yield* approvedRow(s.dev.accountId, s.chat, "777000111")
+      msw.use(http.post(`${GRAPH}/${VERSION}/777000111`, async ({ request: r }) => {
+        await rec.record(r)
+        return HttpResponse.json({ success: true })
+      }))
+      const components = [{ type: "BODY", text: "Hello" }]
+      const edited = yield* request("PATCH", `/platform/v1/templates/${id}`, { key: s.key, body: { components } })
+      expect(edited.status, edited.text).toBe(200)
+      expect(edited.body).toMatchObject({ meta_status: "pending", components, meta_template_id: "777000111" })
+      expect(rec.calls).toHaveLength(1)
+      expect(rec.calls[0]!.authorization).toBe(`Bearer ${TOKEN}`)
+      expect(JSON.parse(rec.calls[0]!.body)).toEqual({ components })
+
+      const refusedId = yield* approvedRow(s.dev.accountId, s.chat, "777000222")
+      msw.use(http.post(`${GRAPH}/${VERSION}/777000222`, graphError(400, {
+        message: "Invalid parameter",
+        type: "OAuthException",
+        code: 100,
+        error_subcode: 2388023,
+        error_user_title: "Message template can't be edited",
+        error_user_msg: "This template has been edited too many times."
+      })))
+      const refused = yield* request("PATCH", `/platform/v1/templates/${refusedId}`, { key: s.key, body: { components } })
+      expect(refused.status, refused.text).toBe(200)
+      expect(refused.body).toMatchObject({
+        id: refusedId,
+        meta_status: "rejected",
+        meta_rejection_reason: "Message template can't be edited: Invalid parameter"
+      })
+
+      const outageId = yield* approvedRow(s.dev.accountId, s.chat, "777000333")
+      msw.use(http.post(`${GRAPH}/${VERSION}/777000333`, graphError(503, { message: "Service temporarily unavailable", type: "OAuthException", code: 2 })))
+      const outage = yield* request("PATCH", `/platform/v1/templates/${outageId}`, { key: s.key, body: { components } })
+      expect(outage.status, outage.text).toBe(502)
+      expect(outage.body).toEqual({ detail: { code: "upstream_error", message: "Service temporarily unavailable" } })
+      const q = yield* sql
+      const [row] = yield* q<{ meta_status: string; components: unknown }>`select meta_status, components from templates where id = ${outageId}`
+      expect(row).toEqual({ meta_status: "approved", components: [{ type: "BODY", text: "Hi" }] })
+    }))
+
+  it.effect("DELETE deletes upstream by name and the template's id; one Meta no longer knows is still deleted here", () =>
+    Effect.gen(function*() {
+      const s = yield* ctx
+      const rec = makeRecorder()
+      msw.use(...successHandlers(rec))
+      const id = yield* approvedRow(s.dev.accountId, s.chat, "888000111")
+      const q = yield* sql
+      const [row] = yield* q<{ name: string }>`select name from templates where id = ${id}`
+      const reply = yield* request("DELETE", `/platform/v1/templates/${id}`, { key: s.key })
+      expect(reply.status, reply.text).toBe(204)
+      const url = new URL(rec.calls[0]!.url)
+      expect([rec.calls[0]!.method, url.pathname, url.searchParams.get("name"), url.searchParams.get("hsm_id")])
+        .toEqual(["DELETE", `/${VERSION}/${WABA}/message_templates`, row!.name, "888000111"])
+
+      const goneId = yield* approvedRow(s.dev.accountId, s.chat, "888000222")
+      msw.use(http.delete(`${GRAPH}/${VERSION}/:waba/message_templates`, graphError(404, {
+        message: "Invalid parameter",
+        type: "OAuthException",
+        code: 100,
+        error_subcode: 2593002,
+        error_user_title: "Message template not found"
+      })))
+      const gone = yield* request("DELETE", `/platform/v1/templates/${goneId}`, { key: s.key })
+      expect(gone.status, gone.text).toBe(204)
+      expect((yield* q`select 1 from templates where id = ${goneId}`).length).toBe(0)
+    }))
+
+  it.effect("header-media opens an upload session on the app and sends the bytes with OAuth and file_offset 0", () =>
+    Effect.gen(function*() {
+      const s = yield* ctx
+      const rec = makeRecorder()
+      const headers: Array<Record<string, string | null>> = []
+      msw.use(
+        http.post(`${GRAPH}/${VERSION}/:appid/uploads`, async ({ request: r }) => {
+          await rec.record(r)
+          return HttpResponse.json({ id: "upload:abc123" })
+        }),
+        http.post(/\/v23\.0\/upload:abc123$/, async ({ request: r }) => {
+          headers.push({ authorization: r.headers.get("authorization"), file_offset: r.headers.get("file_offset") })
+          await rec.record(r)
+          return HttpResponse.json(META_RESPONSES.uploadHandle)
+        })
+      )
+      const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3])
+      const base = yield* baseUrl
+      const reply = yield* Effect.promise(async () => {
+        const form = new FormData()
+        form.append("channel_id", String(s.chat))
+        form.append("file", new Blob([png], { type: "image/png" }), "h.png")
+        const res = await fetch(`${base}/platform/v1/templates/header-media`, { method: "POST", headers: { "x-api-key": s.key }, body: form })
+        return { status: res.status, text: await res.text() }
+      })
+      expect(reply.status, reply.text).toBe(200)
+      expect(JSON.parse(reply.text)).toEqual({ handle: META_RESPONSES.uploadHandle.h })
+      const session = new URL(rec.calls[0]!.url)
+      expect([session.searchParams.get("file_length"), session.searchParams.get("file_type"), session.searchParams.get("file_name")])
+        .toEqual([String(png.length), "image/png", "h.png"])
+      expect(headers).toEqual([{ authorization: `OAuth ${TOKEN}`, file_offset: "0" }])
+      expect(reply.text).not.toContain(TOKEN)
+    }))
+})
