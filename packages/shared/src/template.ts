@@ -457,6 +457,6 @@ export const TemplateListQuery = Schema.Struct({
   language_code: optional(Schema.String.annotations({ description: "Only templates in this language, e.g. en_US." })),
   category: optional(Schema.String.annotations({ description: "utility, marketing or authentication." })),
   status: optional(Schema.String.annotations({ description: "The upstream status: pending, approved or rejected." })),
-  is_active: optional(BooleanParam("`true` or `false`."))
+  is_active: optional(BooleanParam("`true`: only active templates; `false`: only inactive ones."))
 })
 export type TemplateListQuery = typeof TemplateListQuery.Type
