@@ -6,6 +6,7 @@ import { Conversations } from "./resources/conversations.js"
 import { Events } from "./resources/events.js"
 import { Media } from "./resources/media.js"
 import { Messages } from "./resources/messages.js"
+import { Templates } from "./resources/templates.js"
 import { Webhooks } from "./resources/webhooks/index.js"
 
 /** The default API origin: the local server of `npm start`. */
@@ -33,6 +34,8 @@ export class Platform extends APIClient {
   readonly messages: Messages
   /** Upload media, get short-lived URLs, delete media. */
   readonly media: Media
+  /** Create, edit, list, sync and delete message templates. */
+  readonly templates: Templates
   /** The account's channels and their inbound kill-switch. */
   readonly channels: Channels
   /** List, retrieve, end or re-activate conversations. */
@@ -57,6 +60,7 @@ export class Platform extends APIClient {
     })
     this.messages = new Messages(this)
     this.media = new Media(this)
+    this.templates = new Templates(this)
     this.channels = new Channels(this)
     this.conversations = new Conversations(this)
     this.contacts = new Contacts(this)

@@ -28,6 +28,7 @@ export { Media, type MediaUploadFileParams, type Uploadable } from "./resources/
 export { Broadcasts, BroadcastRecipientPage } from "./resources/broadcasts.js"
 export { Channels } from "./resources/channels.js"
 export { Contacts } from "./resources/contacts.js"
+export { Templates, type HeaderMediaUploadParams } from "./resources/templates.js"
 export { Conversations } from "./resources/conversations.js"
 export { Events, EVENT_TYPES, isKnownEvent, type EventStreamParams } from "./resources/events.js"
 export { Webhooks, Subscriptions, Deliveries, DeliveryPage, type DeliveryRetrieveParams } from "./resources/webhooks/index.js"

@@ -47,6 +47,12 @@ import type {
   RawForwardDelivery as RawForwardDeliverySchema,
   SendMessage as SendMessageSchema,
   SendResult as SendResultSchema,
+  HeaderMediaResult as HeaderMediaResultSchema,
+  Template as TemplateSchema,
+  TemplateCreate as TemplateCreateSchema,
+  TemplateListQuery as TemplateListQuerySchema,
+  TemplatePatch as TemplatePatchSchema,
+  TemplateSyncResult as TemplateSyncResultSchema,
   WebhookSubscription as WebhookSubscriptionSchema,
   WebhookSubscriptionCreate as WebhookSubscriptionCreateSchema,
   WebhookSubscriptionPatch as WebhookSubscriptionPatchSchema
@@ -75,6 +81,19 @@ export type MediaUploadResult = typeof MediaUploadResultSchema.Type
 export type MediaUrlResult = typeof MediaUrlResultSchema.Type
 /** Result of `DELETE /media/{id}`: `{deleted: true}`. */
 export type MediaDeleteResult = typeof MediaDeleteResultSchema.Type
+
+/** A message template (SPEC §2.1). */
+export type Template = typeof TemplateSchema.Type
+/** Body of `POST /platform/v1/templates`: legacy `body_text` (+ `variables`) or `components` (+ `parameter_format`). */
+export type TemplateCreateParams = typeof TemplateCreateSchema.Encoded
+/** Body of `PATCH /platform/v1/templates/{id}`: any subset of the editable fields. */
+export type TemplateUpdateParams = typeof TemplatePatchSchema.Encoded
+/** Filters of `GET /platform/v1/templates` (all optional, AND-combined). */
+export type TemplateListParams = Partial<typeof TemplateListQuerySchema.Type>
+/** Result of `POST /platform/v1/templates/sync`. */
+export type TemplateSyncResult = typeof TemplateSyncResultSchema.Type
+/** Result of `POST /platform/v1/templates/header-media`: `{handle}`. */
+export type HeaderMediaResult = typeof HeaderMediaResultSchema.Type
 
 /** An item of `GET /platform/v1/channels`. */
 export type Channel = typeof ChannelSchema.Type

@@ -23,6 +23,9 @@ import {
   SendMessage,
   SendResult,
   TwoFactorResult,
+  HeaderMediaResult,
+  Template,
+  TemplateSyncResult,
   WebhookSubscription
 } from "@platform/shared"
 import * as f from "@platform/test-support/fixtures"
@@ -377,6 +380,73 @@ const cases: ReadonlyArray<Case> = [
     result: f.contactDeleted
   },
   {
+    name: "templates.create POSTs the body to /platform/v1/templates",
+    route: ["post", "/platform/v1/templates"],
+    reply: { json: f.template },
+    call: (c) => c.templates.create({ channel_id: 7, name: "order_update", language_code: "en_US", category: "utility", body_text: "Order {{1}} has shipped", variables: ["A-17"] }),
+    method: "POST",
+    path: "/platform/v1/templates",
+    body: { channel_id: 7, name: "order_update", language_code: "en_US", category: "utility", body_text: "Order {{1}} has shipped", variables: ["A-17"] },
+    result: f.template
+  },
+  {
+    name: "templates.list GETs /platform/v1/templates with every filter and returns the plain array",
+    route: ["get", "/platform/v1/templates"],
+    reply: { json: [f.template] },
+    call: (c) => c.templates.list({ channel_id: 7, name: "order_update", language_code: "en_US", category: "utility", status: "approved", is_active: true }),
+    method: "GET",
+    path: "/platform/v1/templates",
+    query: { channel_id: "7", name: "order_update", language_code: "en_US", category: "utility", status: "approved", is_active: "true" },
+    result: [f.template]
+  },
+  {
+    name: "templates.get GETs /templates/{id}",
+    route: ["get", "/platform/v1/templates/:id"],
+    reply: { json: f.template },
+    call: (c) => c.templates.get(51),
+    method: "GET",
+    path: "/platform/v1/templates/51",
+    result: f.template
+  },
+  {
+    name: "templates.update PATCHes only the given fields",
+    route: ["patch", "/platform/v1/templates/:id"],
+    reply: { json: { ...f.template, category: "marketing" } },
+    call: (c) => c.templates.update(51, { category: "marketing" }),
+    method: "PATCH",
+    path: "/platform/v1/templates/51",
+    body: { category: "marketing" },
+    result: { ...f.template, category: "marketing" }
+  },
+  {
+    name: "templates.delete DELETEs /templates/{id} and resolves to undefined on 204",
+    route: ["delete", "/platform/v1/templates/:id"],
+    reply: { status: 204 },
+    call: (c) => c.templates.delete(51),
+    method: "DELETE",
+    path: "/platform/v1/templates/51",
+    result: undefined
+  },
+  {
+    name: "templates.sync POSTs {channel_id} to /templates/sync and returns the counts",
+    route: ["post", "/platform/v1/templates/sync"],
+    reply: { json: f.templateSync },
+    call: (c) => c.templates.sync({ channel_id: 7 }),
+    method: "POST",
+    path: "/platform/v1/templates/sync",
+    body: { channel_id: 7 },
+    result: f.templateSync
+  },
+  {
+    name: "templates.uploadHeaderMedia POSTs a multipart form to /templates/header-media and returns the handle",
+    route: ["post", "/platform/v1/templates/header-media"],
+    reply: { json: f.headerMedia },
+    call: (c) => c.templates.uploadHeaderMedia({ channel_id: 7, file: new Uint8Array([1, 2]), filename: "h.png", mime_type: "image/png" }),
+    method: "POST",
+    path: "/platform/v1/templates/header-media",
+    result: f.headerMedia
+  },
+  {
     name: "subscriptions.create POSTs the body and returns the secret",
     route: ["post", subs],
     reply: { status: 201, json: f.subscriptionWithSecret },
@@ -688,6 +758,7 @@ describe("resource methods", () => {
     ["messages.list", (c: Platform) => c.messages.list({ from: "2025-01-01T00:00:00Z" } as never), /messages\.list\(\) got an unknown option "from"/],
     ["conversations.list", (c: Platform) => c.conversations.list({ statuss: "active" } as never), /did you mean "status"/],
     ["contacts.list", (c: Platform) => c.contacts.list({ query: "ada" } as never), /contacts\.list\(\) got an unknown option "query"/],
+    ["templates.list", (c: Platform) => c.templates.list({ language: "en_US" } as never), /templates\.list\(\) got an unknown option "language"/],
     ["media.getUrl", (c: Platform) => c.media.getUrl("m1", { channel: 7 } as never), /did you mean "channel_id"/],
     ["media.delete", (c: Platform) => c.media.delete("m1", { channel_id: 7, force: true } as never), /unknown option "force"/],
     ["events.stream", (c: Platform) => c.events.stream({ event_type: ["message.sent"] } as never), /did you mean "event_types"/]
@@ -718,6 +789,17 @@ describe("resource methods", () => {
     expect(sent.name).toBe("cat.png")
     expect(sent.type).toBe("image/png")
     expect(new Uint8Array(await sent.arrayBuffer())).toEqual(new Uint8Array([1, 2, 3]))
+  })
+
+  it("templates.uploadHeaderMedia sends multipart channel_id and file and returns the handle", async () => {
+    api.on("post", "/platform/v1/templates/header-media", { json: f.headerMedia })
+    const file = new File([new Uint8Array([0x89, 0x50, 0x4e, 0x47])], "header.png", { type: "image/png" })
+    expect(await client().templates.uploadHeaderMedia({ channel_id: 7, file })).toEqual(f.headerMedia)
+    expect(api.calls[0]!.path).toBe("/platform/v1/templates/header-media")
+    const form = api.calls[0]!.body as FormData
+    expect(form.get("channel_id")).toBe("7")
+    const sent = form.get("file") as File
+    expect([sent.name, sent.type]).toEqual(["header.png", "image/png"])
   })
 
   it("media.upload of a path reads the file and guesses its MIME type from the extension", async () => {
@@ -963,6 +1045,9 @@ describe("fixtures", () => {
     ["Broadcast", Broadcast, f.broadcast],
     ["BroadcastRecipientsLoadResult", BroadcastRecipientsLoadResult, f.broadcastRecipientsResult],
     ["BroadcastRecipientsPage", BroadcastRecipientsPage, { ...page([f.broadcastRecipient]), counts: f.broadcastRecipientCounts }],
+    ["Template", Template, f.template],
+    ["TemplateSyncResult", TemplateSyncResult, f.templateSync],
+    ["HeaderMediaResult", HeaderMediaResult, f.headerMedia],
     ["SendMessage (template with an integer button index)", SendMessage, { ...sendTo, ...helperCases[1]![2] }]
   ]
   it.each(table)("the %s fixture the mocks answer with decodes with the shared schema", (_name, schema, value) => {

@@ -189,3 +189,23 @@ export const broadcastRecipient = {
   updated_at: "2025-05-01T10:00:00.000Z"
 }
 export const broadcastRecipientCounts = { pending: 0, sent: 0, delivered: 0, read: 1, responded: 0, failed: 1 }
+export const template = {
+  id: 51,
+  name: "order_update",
+  language_code: "en_US",
+  category: "utility",
+  body_text: "Order {{1}} has shipped",
+  variables: ["A-17"],
+  components: [{ type: "BODY", text: "Order {{1}} has shipped", example: { body_text: [["A-17"]] } }],
+  parameter_format: "POSITIONAL",
+  header_format: null,
+  is_active: true,
+  platform_channel_id: 7,
+  meta_status: "pending",
+  meta_category: "utility",
+  meta_template_id: "594425479261596",
+  meta_rejection_reason: null,
+  created_at: "2025-01-02T03:04:05.000Z"
+}
+export const templateSync = { imported: 2, updated: 1, skipped: 3, total: 6 }
+export const headerMedia = { handle: "4::aW1hZ2UvcG5n:ARYQ9aYgMmo0c_sample" }

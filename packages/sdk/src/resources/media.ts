@@ -85,7 +85,7 @@ const openPath = async (file: string, type: string): Promise<Blob> => {
   return typeof fs.openAsBlob === "function" ? fs.openAsBlob(file, { type }) : new Blob([await fs.promises.readFile(file)], { type })
 }
 
-const toBlob = async (file: Uploadable, mime: string | undefined): Promise<{ blob: Blob; name: string | undefined }> => {
+export const toBlob = async (file: Uploadable, mime: string | undefined): Promise<{ blob: Blob; name: string | undefined }> => {
   if (typeof file === "string") {
     const path = await import("node:path")
     const name = path.basename(file)
