@@ -17,6 +17,9 @@ const QUERY_FLAGS: Readonly<Record<string, string>> = {
   errors_only: "--errors-only",
   mode: "--mode",
   type: "--type",
+  name: "--name",
+  language_code: "--language",
+  category: "--category",
   limit: "--limit",
   after: "--after",
   before: "--before"
@@ -40,7 +43,11 @@ const BODY_FLAGS: Readonly<Record<string, string>> = {
   template_name: "--template",
   language_code: "--language",
   components: "--components",
-  scheduled_at: "--at"
+  scheduled_at: "--at",
+  category: "--category",
+  body_text: "--body",
+  variables: "--variables",
+  parameter_format: "--parameter-format"
 }
 
 /** One 422 issue as the server reports it (SPEC §7). */
@@ -52,7 +59,8 @@ export interface IssueLike {
 /**
  * Where a 422 issue points, in the user's terms: a query parameter or body field the running command set from a flag
  * or argument is named by it (`query.event_types.1` of `--events a,b` is `--events value 2`, `body.users.0` of
- * `channels block 7 a b` is `<users> value 1`); any other location is the API's path.
+ * `channels block 7 a b` is `<users> value 1`); a body field only when that flag gave it (templates create may take it
+ * from --file); any other location is the API's path.
  */
 export const issueLocation = (issue: IssueLike, command: Command | undefined): string => {
   const [where, name, ...rest] = issue.loc
@@ -61,7 +69,7 @@ export const issueLocation = (issue: IssueLike, command: Command | undefined): s
   const given = flag !== undefined && command !== undefined && (
     flag.startsWith("<")
       ? command.registeredArguments.some((a) => `<${a.name()}>` === flag)
-      : command.options.some((o) => o.long === flag)
+      : command.options.some((o) => o.long === flag && (where === "query" || command.getOptionValue(o.attributeName()) !== undefined))
   )
   if (!given) return issue.loc.join(".")
   const index = rest.length === 1 && typeof rest[0] === "number" ? ` value ${rest[0] + 1}` : rest.length > 0 ? ` (${rest.join(".")})` : ""

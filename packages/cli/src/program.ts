@@ -26,6 +26,7 @@ import { markRead } from "./commands/messages/mark-read.js"
 import { sandbox } from "./commands/sandbox/index.js"
 import { send } from "./commands/send/index.js"
 import { subscriptions } from "./commands/subscriptions/index.js"
+import { templates } from "./commands/templates/index.js"
 import { issueLocation } from "./issue-flags.js"
 import { CliError, Context, ExitCode, usage, type GlobalFlags, type RunIO } from "./context.js"
 
@@ -53,6 +54,7 @@ export const buildProgram = (ctx: Context): Command => {
     .addCommand(markRead(ctx))
     .addCommand(messages(ctx))
     .addCommand(media(ctx))
+    .addCommand(templates(ctx))
     .addCommand(channels(ctx))
     .addCommand(conversations(ctx))
     .addCommand(contacts(ctx))

@@ -24,7 +24,18 @@ interface Case {
   readonly body?: unknown
 }
 
+const tpl = "/platform/v1/templates"
+const templateFile = join(mkdtempSync(join(tmpdir(), "cli-templates-")), "welcome.json")
+writeFileSync(templateFile, JSON.stringify({ channel_id: 7, name: "welcome", language_code: "en_US", category: "marketing", components: [{ type: "BODY", text: "Hi" }] }))
+
 const cases: ReadonlyArray<Case> = [
+  { argv: ["templates", "list", "--channel", "7", "--name", "welcome", "--language", "en_US", "--category", "utility", "--status", "approved", "--inactive"], route: ["get", tpl], reply: { json: [f.template] }, method: "GET", path: tpl, query: { channel_id: "7", name: "welcome", language_code: "en_US", category: "utility", status: "approved", is_active: "false" } },
+  { argv: ["templates", "get", "51"], route: ["get", `${tpl}/:id`], reply: { json: f.template }, method: "GET", path: `${tpl}/51` },
+  { argv: ["templates", "create", "--channel", "7", "--name", "order_update", "--language", "en_US", "--category", "utility", "--body", "Order {{1}} has shipped", "--variables", "A-17"], route: ["post", tpl], reply: { json: f.template }, method: "POST", path: tpl, body: { channel_id: 7, name: "order_update", language_code: "en_US", category: "utility", body_text: "Order {{1}} has shipped", variables: ["A-17"] } },
+  { argv: ["templates", "create", "--file", templateFile, "--category", "utility", "--parameter-format", "POSITIONAL"], route: ["post", tpl], reply: { json: f.template }, method: "POST", path: tpl, body: { channel_id: 7, name: "welcome", language_code: "en_US", category: "utility", components: [{ type: "BODY", text: "Hi" }], parameter_format: "POSITIONAL" } },
+  { argv: ["templates", "update", "51", "--components", '[{"type":"BODY","text":"Hello"}]'], route: ["patch", `${tpl}/:id`], reply: { json: f.template }, method: "PATCH", path: `${tpl}/51`, body: { components: [{ type: "BODY", text: "Hello" }] } },
+  { argv: ["templates", "delete", "51"], route: ["delete", `${tpl}/:id`], reply: { status: 204 }, method: "DELETE", path: `${tpl}/51` },
+  { argv: ["templates", "sync", "--channel", "7"], route: ["post", `${tpl}/sync`], reply: { json: { imported: 2, updated: 1, skipped: 3, total: 6 } }, method: "POST", path: `${tpl}/sync`, body: { channel_id: 7 } },
   { argv: ["send", "text", ...to, "--text", "hi", "--preview-url", "--reply-to", "wamid.prev"], route: ["post", "/platform/v1/messages"], reply: { json: f.sendResult }, method: "POST", path: "/platform/v1/messages", body: { ...base, type: "text", text: "hi", preview_url: true, context: { message_id: "wamid.prev" } } },
   { argv: ["send", "template", ...to, "--name", "order_update", "--language", "en_US", "--components", '[{"type":"body","parameters":[{"type":"text","text":"42"}]}]'], route: ["post", "/platform/v1/messages"], reply: { json: { ...f.sendResult, type: "template" } }, method: "POST", path: "/platform/v1/messages", body: { ...base, type: "template", template_name: "order_update", language_code: "en_US", components: [{ type: "body", parameters: [{ type: "text", text: "42" }] }] } },
   { argv: ["send", "media", ...to, "--type", "document", "--link", "https://x.test/a.pdf", "--filename", "a.pdf", "--caption", "invoice"], route: ["post", "/platform/v1/messages"], reply: { json: { ...f.sendResult, type: "document" } }, method: "POST", path: "/platform/v1/messages", body: { ...base, type: "document", media: { link: "https://x.test/a.pdf", caption: "invoice", filename: "a.pdf" } } },
@@ -113,6 +124,36 @@ describe("commands", () => {
     expect(ran.code).toBe(0)
     expect(((api.calls[0]!.body as FormData).get("file") as File).name).toBe("cat.png")
     expect(api.calls[1]!.body).toEqual({ ...base, type: "image", media: { id: "m77", caption: "a cat" } })
+  })
+
+  it("templates list prints a table with the upstream status; sync says what it imported", async () => {
+    api.on("get", tpl, { json: [{ ...f.template, meta_status: "approved" }] })
+    const listed = await cli(["templates", "list"])
+    expect(listed.code).toBe(0)
+    expect(listed.stdout.split("\n")[0]).toMatch(/^ID\s+NAME\s+LANGUAGE\s+CATEGORY\s+STATUS\s+CHANNEL\s+ACTIVE\s+CREATED$/)
+    expect(listed.stdout).toMatch(/^51\s+order_update\s+en_US\s+utility\s+approved\s+7\s+yes\s/m)
+    api.on("post", `${tpl}/sync`, { json: { imported: 2, updated: 1, skipped: 3, total: 6 } })
+    const synced = await cli(["templates", "sync", "--channel", "7"])
+    expect(synced.stdout).toBe("✓ 6 upstream template(s): 2 imported, 1 updated, 3 skipped\n")
+  })
+
+  it("templates create names the flag a 422 points at, and the API path of a field that came from --file", async () => {
+    const body = { detail: [
+      { loc: ["body", "components", 0, "text"], msg: "BODY text is forbidden for the authentication category", type: "value_error", input: "Hi", ctx: {} },
+      { loc: ["body", "name"], msg: "must be 1 to 512 lower case letters, digits and underscores", type: "value_error", input: "Welcome", ctx: {} }
+    ] }
+    api.on("post", tpl, { status: 422, json: body })
+    const ran = await cli(["templates", "create", "--file", templateFile, "--name", "Welcome", "--category", "authentication"])
+    expect(ran.code).toBe(1)
+    expect(ran.stderr).toContain("body.components.0.text: BODY text is forbidden for the authentication category")
+    expect(ran.stderr).toContain("--name: must be 1 to 512 lower case letters, digits and underscores")
+  })
+
+  it("templates create --file of a missing file is a usage error that sends nothing", async () => {
+    const ran = await cli(["templates", "create", "--file", join(tmpdir(), "no-such-template.json")])
+    expect(ran.code).toBe(2)
+    expect(ran.stderr).toMatch(/cannot read .*no-such-template\.json: ENOENT/)
+    expect(api.calls).toHaveLength(0)
   })
 
   it("send typing says it shows a typing indicator, with no message id (a typing send creates no message)", async () => {

@@ -19,6 +19,7 @@ export {
   conversation,
   message,
   sendResult,
+  template,
   twoFactorResult
 } from "@platform/test-support/fixtures"
 const { display_phone_number: _phone, ...channelWithoutPhone } = wire.channel
