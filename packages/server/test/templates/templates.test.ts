@@ -337,6 +337,24 @@ layer(MessagingTestServer(), { timeout: 120_000, excludeTestServices: true })("t
       expect(foreign.status).toBe(404)
     }))
 
+  it.effect("PATCH and DELETE of a template whose channel was disconnected are 422 channel_unusable and keep the row", () =>
+    Effect.gen(function*() {
+      const s = yield* setup("tpl-unusable")
+      const made = yield* create(s.key, { channel_id: s.chat, name: uniqueName("orphan"), language_code: "en_US", category: "utility", components: [{ type: "BODY", text: "Hi" }] })
+      expect(made.status, made.text).toBe(200)
+      yield* pinStatus(made.body.id, "approved", "APPROVED")
+      const removed = yield* request("DELETE", `/platform/dashboard/channels/${s.chat}`, { cookie: s.dev.cookie })
+      expect(removed.status, removed.text).toBeLessThan(300)
+      const patched = yield* request("PATCH", `/platform/v1/templates/${made.body.id}`, { key: s.key, body: { body_text: "x" } })
+      const deleted = yield* request("DELETE", `/platform/v1/templates/${made.body.id}`, { key: s.key })
+      for (const reply of [patched, deleted]) {
+        expect(reply.status, reply.text).toBe(422)
+        expect(reply.body.detail.code).toBe("channel_unusable")
+      }
+      const got = yield* request("GET", `/platform/v1/templates/${made.body.id}`, { key: s.key })
+      expect(got.body).toMatchObject({ meta_status: "approved", body_text: "Hi" })
+    }))
+
   it.effect("DELETE removes the template upstream and here (204); afterwards, and for another account, 404", () =>
     Effect.gen(function*() {
       const s = yield* ctx
