@@ -123,28 +123,40 @@ export class Templates extends Effect.Service<Templates>()("@platform/server/Tem
         components = input.components
         columns = derivedColumns(input.components, input.body_text)
       }
-      const [existing] = yield* sql`select 1 from templates
-        where platform_channel_id = ${channel.id} and name = ${input.name} and language_code = ${input.language_code}`.pipe(Effect.orDie)
-      if (existing !== undefined) return yield* duplicate(input)
-
+      // The row is written (pending, no upstream id yet) before the submit: a status callback that
+      // beats the submit's answer then finds it by name and language, and the unique key refuses a
+      // second create of the same template before anything reaches the upstream.
+      const [pending] = yield* sql<{ id: number }>`
+        insert into templates (developer_account_id, platform_channel_id, name, language_code, category, body_text, variables,
+          components, parameter_format, header_format, meta_status)
+        values (${accountId}, ${channel.id}, ${input.name}, ${input.language_code}, ${input.category}, ${columns.body_text},
+          ${json(columns.variables)}::jsonb, ${json(input.components)}::jsonb, ${input.parameter_format ?? null},
+          ${columns.header_format}, 'pending')
+        returning id`.pipe(
+        Effect.catchTag("SqlError", (e) => (isUniqueViolation(e) ? Effect.fail(duplicate(input)) : Effect.die(e)))
+      )
       const submitted = yield* upstream.createTemplate(channel.creds, {
         name: input.name,
         language: input.language_code,
         category: input.category,
         components,
         parameter_format: input.parameter_format
-      }).pipe(Effect.mapError(upstreamFailed))
-
-      const [row] = yield* sql<TemplateRow>`
-        insert into templates (developer_account_id, platform_channel_id, name, language_code, category, body_text, variables,
-          components, parameter_format, header_format, meta_status, meta_category, meta_template_id)
-        values (${accountId}, ${channel.id}, ${input.name}, ${input.language_code}, ${input.category}, ${columns.body_text},
-          ${json(columns.variables)}::jsonb, ${json(input.components)}::jsonb, ${input.parameter_format ?? null},
-          ${columns.header_format}, ${submitted.status.toLowerCase()}, ${submitted.category.toLowerCase()}, ${submitted.id})
-        returning ${sql.unsafe(TEMPLATE_COLUMNS)}`.pipe(
-        Effect.catchTag("SqlError", (e) => (isUniqueViolation(e) ? Effect.fail(duplicate(input)) : Effect.die(e)))
+      }).pipe(
+        Effect.tapError(() => sql`delete from templates where id = ${pending!.id}`.pipe(Effect.orDie)),
+        Effect.mapError(upstreamFailed)
       )
-      return templateToWire(row!)
+      // A callback already applied (it sets the upstream id) has the newer status: it stays.
+      const [row] = yield* sql<TemplateRow>`
+        update templates set
+          meta_status = case when meta_template_id is null then ${submitted.status.toLowerCase()} else meta_status end,
+          meta_category = coalesce(meta_category, ${submitted.category.toLowerCase()}),
+          meta_template_id = coalesce(meta_template_id, ${submitted.id}),
+          updated_at = now()
+        where id = ${pending!.id}
+        returning ${sql.unsafe(TEMPLATE_COLUMNS)}`.pipe(Effect.orDie)
+      // Only a DELETE racing its own create removes the row meanwhile.
+      if (row === undefined) return yield* Effect.dieMessage(`template ${pending!.id} was deleted while it was being submitted`)
+      return templateToWire(row)
     })
 
     const list = Effect.fn("Templates.list")(function*(accountId: number, query: TemplateListQuery) {
@@ -213,6 +225,17 @@ export class Templates extends Effect.Service<Templates>()("@platform/server/Tem
       const category = patch.category ?? row.category
       const parameter_format = patch.parameter_format ?? row.parameter_format ?? undefined
 
+      // Pending from before the call: a second PATCH meanwhile is 409, and a review callback that
+      // beats the edit's answer moves the row on from pending (and is kept).
+      const claimed = yield* sql`update templates set meta_status = 'pending', updated_at = now()
+        where id = ${row.id} and developer_account_id = ${accountId} and lower(coalesce(meta_status, '')) <> 'pending'
+        returning id`.pipe(Effect.orDie)
+      if (claimed.length === 0) {
+        return yield* new StatusLocked({ message: "the template is being edited or reviewed upstream; try again once it is approved or rejected", status: "pending" })
+      }
+      const release = sql`update templates set meta_status = ${row.meta_status}, updated_at = now()
+        where id = ${row.id} and meta_status = 'pending'`.pipe(Effect.orDie)
+
       // A row never submitted (no upstream id) is submitted now; any other is edited in place upstream.
       const submit = row.meta_template_id === null
         ? upstream.createTemplate(channel.creds, { name: row.name, language: row.language_code, category, components, parameter_format })
@@ -222,20 +245,23 @@ export class Templates extends Effect.Service<Templates>()("@platform/server/Tem
           parameter_format: patch.parameter_format
         }).pipe(Effect.as({ id: row.meta_template_id, status: "PENDING", category: category.toUpperCase() }))
       const outcome = yield* submit.pipe(
-        Effect.map((r) => ({ meta_template_id: r.id, meta_status: r.status.toLowerCase(), meta_category: r.category.toLowerCase(), reason: null })),
+        Effect.map((r) => ({ rejected: false as const, meta_template_id: r.id, meta_status: r.status.toLowerCase(), meta_category: r.category.toLowerCase(), reason: null })),
         Effect.catchIf(isEditRejection, (e) =>
           Effect.succeed({
+            rejected: true as const,
             meta_template_id: row.meta_template_id,
             meta_status: "rejected",
             meta_category: row.meta_category,
             reason: e.meta_title !== null && e.meta_title !== e.message ? `${e.meta_title}: ${e.message}` : e.message
           })),
+        Effect.tapError(() => release),
         Effect.mapError(upstreamFailed)
       )
 
       const derived = patch.components !== undefined ? derivedColumns(patch.components, patch.body_text ?? row.body_text) : undefined
       const bodyText = patch.body_text ?? derived?.body_text ?? row.body_text
       const variables = patch.variables ?? derived?.variables ?? row.variables
+      // Accepted: the status is the submit's only while no callback has moved the row on from pending.
       const [updated] = yield* sql<TemplateRow>`
         update templates set
           body_text = ${bodyText},
@@ -244,10 +270,10 @@ export class Templates extends Effect.Service<Templates>()("@platform/server/Tem
           components = ${json(components)}::jsonb,
           parameter_format = ${parameter_format ?? null},
           header_format = ${derived !== undefined ? derived.header_format : row.header_format},
-          meta_status = ${outcome.meta_status},
+          meta_status = ${outcome.rejected ? sql`${outcome.meta_status}` : sql`case when meta_status = 'pending' then ${outcome.meta_status} else meta_status end`},
           meta_category = ${outcome.meta_category},
-          meta_template_id = ${outcome.meta_template_id},
-          meta_rejection_reason = ${outcome.reason},
+          meta_template_id = coalesce(meta_template_id, ${outcome.meta_template_id}),
+          meta_rejection_reason = ${outcome.rejected ? sql`${outcome.reason}` : sql`case when meta_status = 'pending' then null else meta_rejection_reason end`},
           updated_at = now()
         where id = ${row.id} and developer_account_id = ${accountId}
         returning ${sql.unsafe(TEMPLATE_COLUMNS)}`.pipe(Effect.orDie)

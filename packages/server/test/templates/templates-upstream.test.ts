@@ -5,6 +5,7 @@ import { setupServer } from "msw/node"
 import { Secrets } from "../../src/crypto/secrets.js"
 import { baseUrl, createKey, signup } from "../auth/support.js"
 import { GRAPH, makeRecorder, META_RESPONSES, successHandlers, VERSION } from "../fixtures/meta/index.js"
+import { signedBody, waEnvelope } from "../fixtures/meta/inbound.js"
 import { MessagingTestServer, request, sql } from "../messages/support.js"
 
 // Only Graph traffic is mocked; the test's own requests to the loopback server pass through.
@@ -49,6 +50,23 @@ const approvedRow = (accountId: number, channelId: number, metaId: string) =>
     return row!.id
   })
 
+/** Posts Meta's signed template review callback to the service and waits for its answer (given after the commit). */
+const reviewCallback = async (base: string, t: { readonly id: string; readonly name: string; readonly event: string }) => {
+  const signed = signedBody(waEnvelope([{
+    id: WABA,
+    changes: [{
+      field: "message_template_status_update",
+      value: { event: t.event, message_template_id: Number(t.id), message_template_name: t.name, message_template_language: "en_US", reason: "NONE" }
+    }]
+  }]))
+  const res = await fetch(`${base}/webhook/incoming`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-hub-signature-256": signed.signature },
+    body: signed.body
+  })
+  await res.text()
+}
+
 const graphError = (status: number, error: Record<string, unknown>) => () => HttpResponse.json({ error }, { status })
 
 layer(MessagingTestServer({ UPSTREAM: "meta", META_GRAPH_URL: GRAPH, META_GRAPH_VERSION: VERSION }), {
@@ -92,6 +110,35 @@ layer(MessagingTestServer({ UPSTREAM: "meta", META_GRAPH_URL: GRAPH, META_GRAPH_
       expect(reply.body).toEqual({ detail: { code: "upstream_error", message: "An unknown error occurred" } })
       const q = yield* sql
       expect((yield* q`select 1 from templates where name = ${name}`).length).toBe(0)
+    }))
+
+  it.effect("a review callback that arrives before Meta's answer to the create or the edit is kept: the row is approved, not pending", () =>
+    Effect.gen(function*() {
+      const s = yield* ctx
+      const base = yield* baseUrl
+      const name = uniqueName("fast")
+      msw.use(http.post(`${GRAPH}/${VERSION}/:waba/message_templates`, async () => {
+        await reviewCallback(base, { id: "999000111", name, event: "APPROVED" })
+        return HttpResponse.json({ id: "999000111", status: "PENDING", category: "UTILITY" })
+      }))
+      const created = yield* request("POST", "/platform/v1/templates", {
+        key: s.key,
+        body: { channel_id: s.chat, name, language_code: "en_US", category: "utility", components: [{ type: "BODY", text: "Hi" }] }
+      })
+      expect(created.status, created.text).toBe(200)
+      expect(created.body).toMatchObject({ meta_status: "approved", meta_template_id: "999000111", meta_category: "utility" })
+
+      msw.use(http.post(`${GRAPH}/${VERSION}/999000111`, async () => {
+        await reviewCallback(base, { id: "999000111", name, event: "APPROVED" })
+        return HttpResponse.json({ success: true })
+      }))
+      const edited = yield* request("PATCH", `/platform/v1/templates/${created.body.id}`, { key: s.key, body: { components: [{ type: "BODY", text: "Hello" }] } })
+      expect(edited.status, edited.text).toBe(200)
+      expect(edited.body).toMatchObject({ meta_status: "approved", components: [{ type: "BODY", text: "Hello" }] })
+      const q = yield* sql
+      const events = yield* q<{ n: number }>`select count(*)::int as n from events
+        where event_type = 'template.status_changed' and developer_account_id = ${s.dev.accountId}`
+      expect(events[0]!.n).toBe(2)
     }))
 
   it.effect("sync follows Meta's after cursor (never the next URL with its token) and is idempotent", () =>
