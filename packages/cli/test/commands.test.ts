@@ -149,6 +149,18 @@ describe("commands", () => {
     expect(ran.stderr).toContain("--name: must be 1 to 512 lower case letters, digits and underscores")
   })
 
+  it("templates header-media uploads the file as multipart and prints the handle alone on stdout", async () => {
+    api.on("post", `${tpl}/header-media`, { json: { handle: "4::aW1hZ2U=:ARY_sample" } })
+    const path = join(mkdtempSync(join(tmpdir(), "cli-header-")), "header.png")
+    writeFileSync(path, "png")
+    const ran = await cli(["templates", "header-media", path, "--channel", "7"])
+    expect(ran.code).toBe(0)
+    expect(ran.stdout).toBe("4::aW1hZ2U=:ARY_sample\n")
+    const form = api.calls[0]!.body as FormData
+    expect(form.get("channel_id")).toBe("7")
+    expect([(form.get("file") as File).name, (form.get("file") as File).type]).toEqual(["header.png", "image/png"])
+  })
+
   it("templates create --file of a missing file is a usage error that sends nothing", async () => {
     const ran = await cli(["templates", "create", "--file", join(tmpdir(), "no-such-template.json")])
     expect(ran.code).toBe(2)

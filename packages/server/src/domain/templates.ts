@@ -40,12 +40,12 @@ const upstreamFailed = (e: UpstreamCallFailure | UpstreamRequestInvalid) =>
 
 /**
  * The upstream refused the content of an edit (Graph code 100 and the like, a 4xx):
- * SPEC §3.1 makes that a rejected row, not an error. Authentication, rate limits and
- * server trouble stay 502s: they say nothing about the template.
+ * SPEC §3.1 makes that a rejected row, not an error. Authentication, permissions, rate
+ * limits and server trouble stay 502s: they say nothing about the template.
  */
 const isEditRejection = (e: UpstreamCallFailure | UpstreamRequestInvalid): e is UpstreamError =>
   e._tag === "UpstreamError" && e.http_status !== null && e.http_status >= 400 && e.http_status < 500 &&
-  ["invalid_parameter", "unknown", "template_missing", "template_param_mismatch", "permission_denied"].includes(e.kind)
+  ["invalid_parameter", "unknown", "template_missing", "template_param_mismatch"].includes(e.kind)
 
 /** Graph's "message template not found" on delete: already gone upstream. */
 const isTemplateMissing = (e: UpstreamCallFailure | UpstreamRequestInvalid) =>
@@ -57,7 +57,7 @@ const lower = (s: string | null) => s?.toLowerCase() ?? null
 
 /**
  * Message templates (SPEC §2.1, §3.1, §4.2). The upstream is the authority on a
- * template's status: every create and edit is submitted there first, and the row
+ * template's status: every create and edit is submitted there, and the row
  * keeps the snapshot it answered; later changes come as status callbacks (inbound).
  */
 export class Templates extends Effect.Service<Templates>()("@platform/server/Templates", {

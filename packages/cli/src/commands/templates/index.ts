@@ -2,6 +2,7 @@ import { command, type CommandFactory } from "../util.js"
 import { templatesCreate } from "./create.js"
 import { templatesDelete } from "./delete.js"
 import { templatesGet } from "./get.js"
+import { templatesHeaderMedia } from "./header-media.js"
 import { templatesList } from "./list.js"
 import { templatesSync } from "./sync.js"
 import { templatesUpdate } from "./update.js"
@@ -14,3 +15,4 @@ export const templates: CommandFactory = (ctx) =>
     .addCommand(templatesUpdate(ctx))
     .addCommand(templatesDelete(ctx))
     .addCommand(templatesSync(ctx))
+    .addCommand(templatesHeaderMedia(ctx))
