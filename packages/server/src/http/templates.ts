@@ -1,5 +1,5 @@
 import { HttpApiBuilder, HttpApp, HttpServerResponse } from "@effect/platform"
-import { CurrentPrincipal, PlatformApi } from "@platform/shared"
+import { CurrentPrincipal, PlatformApi, ValidationFailed } from "@platform/shared"
 import { Effect } from "effect"
 import { Templates } from "../domain/templates.js"
 
@@ -18,6 +18,11 @@ export const TemplatesLive = HttpApiBuilder.group(PlatformApi, "templates", (han
       .handleRaw("uploadHeaderMedia", ({ request }) =>
         Effect.gen(function*() {
           const accountId = yield* account
+          if (!/^multipart\/form-data\b/i.test(request.headers["content-type"] ?? "")) {
+            return yield* new ValidationFailed({
+              detail: [{ loc: ["body", "file"], msg: "send multipart/form-data with channel_id and then file", type: "value_error", input: null, ctx: {} }]
+            })
+          }
           // A refusal can come before the file was read to its end: close the connection
           // so the unread rest of the body is never taken for the next request on it.
           yield* HttpApp.appendPreResponseHandler((_request, response) =>

@@ -480,6 +480,14 @@ layer(MessagingTestServer(), { timeout: 120_000, excludeTestServices: true })("t
       }))
   }
 
+  it.effect("POST /templates/header-media with a JSON body is 422, not a 500", () =>
+    Effect.gen(function*() {
+      const s = yield* ctx
+      const reply = yield* request("POST", "/platform/v1/templates/header-media", { key: s.key, body: { channel_id: s.chat } })
+      expect(reply.status, reply.text).toBe(422)
+      expect(reply.body.detail[0].loc).toEqual(["body", "file"])
+    }))
+
   it.effect("a template send is checked against a template created here: a missing body parameter is 422, a complete send 200", () =>
     Effect.gen(function*() {
       const s = yield* ctx
