@@ -254,8 +254,10 @@ layer(MessagingTestServer(), { timeout: 120_000, excludeTestServices: true })("t
       expect([foreign.status, missing.status]).toEqual([404, 404])
       expect(foreign.body).toEqual(missing.body)
       expect(foreign.body.detail.code).toBe("not_found")
-      const malformed = yield* request("GET", "/platform/v1/templates/abc", { key: s.key })
-      expect(malformed.status).toBe(422)
+      for (const [id, status] of [["abc", 422], ["99999999999999999999", 422], ["-1", 404]] as const) {
+        const malformed = yield* request("GET", `/platform/v1/templates/${id}`, { key: s.key })
+        expect(malformed.status, `${id}: ${malformed.text}`).toBe(status)
+      }
     }))
 
   it.effect("PATCH of a pending template is 409 status_locked and changes nothing", () =>
