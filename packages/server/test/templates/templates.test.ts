@@ -140,6 +140,7 @@ layer(MessagingTestServer(), { timeout: 120_000, excludeTestServices: true })("t
     ["a social channel", (s) => ({ channel_id: s.social, body_text: "Hi" }), ["body", "channel_id"], /social channel/],
     ["another account's channel", (_s, o) => ({ channel_id: o.chat, body_text: "Hi" }), ["body", "channel_id"], /not found/],
     ["a channel that does not exist", () => ({ channel_id: 987654321, body_text: "Hi" }), ["body", "channel_id"], /not found/],
+    ["a channel id beyond any row's", () => ({ channel_id: 99999999999999999999, body_text: "Hi" }), ["body", "channel_id"], /./],
     ["the authentication category without components", () => ({ category: "authentication", body_text: "Code {{1}}", variables: ["1"] }), ["body", "components"], /requires components/],
     ["an IMAGE header without a handle", () => ({ components: [{ type: "HEADER", format: "IMAGE" }, { type: "BODY", text: "Hi" }] }), ["body", "components", 0, "example", "header_handle"], /header_handle/],
     ["BODY text in an authentication template", () => ({ category: "authentication", components: [{ type: "BODY", text: "Code" }] }), ["body", "components", 0, "text"], /forbidden/],
