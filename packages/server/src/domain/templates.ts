@@ -17,7 +17,7 @@ import {
 } from "@platform/shared"
 import type { Multipart } from "@effect/platform"
 import { Effect, type Stream } from "effect"
-import type { UpstreamError, UpstreamFailure as UpstreamCallFailure, UpstreamRequestInvalid } from "../upstream/errors.js"
+import { toSendErrorBody, type UpstreamError, type UpstreamFailure as UpstreamCallFailure, type UpstreamRequestInvalid } from "../upstream/errors.js"
 import { Upstream } from "../upstream/upstream.js"
 import { ChannelCredentialsCache, type UsableChannel } from "./channel-credentials.js"
 import { readHeaderMediaForm } from "./template-header-media.js"
@@ -34,9 +34,16 @@ const TEMPLATE_NAME = /^[a-z0-9_]{1,512}$/
 
 const isUniqueViolation = (error: SqlError.SqlError) => (error.cause as { code?: string } | undefined)?.code === "23505"
 
-/** 502 with the upstream's own (token-scrubbed) text; a call refused before reaching it is an unusable channel. */
-const upstreamFailed = (e: UpstreamCallFailure | UpstreamRequestInvalid) =>
-  e._tag === "UpstreamRequestInvalid" ? new ChannelUnusable({ message: e.message }) : new UpstreamFailure({ message: e.message })
+/**
+ * 502 `upstream_error` whose message is the upstream's own text (SPEC §4.2), with its
+ * classification and Meta fields as on the other routes, all scrubbed of tokens by the
+ * gateway; a call refused before reaching the upstream is an unusable channel.
+ */
+const upstreamFailed = (e: UpstreamCallFailure | UpstreamRequestInvalid) => {
+  if (e._tag === "UpstreamRequestInvalid") return new ChannelUnusable({ message: e.message })
+  const { message, ...fields } = toSendErrorBody(e)
+  return new UpstreamFailure({ message, ...fields })
+}
 
 /**
  * The upstream refused the content of an edit (Graph code 100 and the like, a 4xx):

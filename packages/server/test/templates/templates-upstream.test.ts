@@ -107,7 +107,9 @@ layer(MessagingTestServer({ UPSTREAM: "meta", META_GRAPH_URL: GRAPH, META_GRAPH_
         body: { channel_id: s.chat, name, language_code: "en_US", category: "utility", body_text: "Hi" }
       })
       expect(reply.status, reply.text).toBe(502)
-      expect(reply.body).toEqual({ detail: { code: "upstream_error", message: "An unknown error occurred" } })
+      expect(reply.body).toEqual({
+        detail: { code: "upstream_error", message: "An unknown error occurred", error: "server", meta_code: 1, meta_subcode: null, meta_title: "API Unknown", fbtrace_id: null }
+      })
       const q = yield* sql
       expect((yield* q`select 1 from templates where name = ${name}`).length).toBe(0)
     }))
@@ -174,7 +176,7 @@ layer(MessagingTestServer({ UPSTREAM: "meta", META_GRAPH_URL: GRAPH, META_GRAPH_
       })))
       const reply = yield* request("POST", "/platform/v1/templates/sync", { key: s.key, body: { channel_id: s.chat } })
       expect(reply.status, reply.text).toBe(502)
-      expect(reply.body.detail.code).toBe("upstream_error")
+      expect(reply.body.detail).toMatchObject({ code: "upstream_error", meta_code: 190, fbtrace_id: "AfbtraceSync" })
       expect(reply.body.detail.message).toMatch(/^Error validating access token/)
       expect(reply.text).not.toContain(TOKEN)
       expect(reply.text).not.toContain(TOKEN.slice(4, 20))
@@ -218,7 +220,9 @@ layer(MessagingTestServer({ UPSTREAM: "meta", META_GRAPH_URL: GRAPH, META_GRAPH_
       msw.use(http.post(`${GRAPH}/${VERSION}/777000333`, graphError(503, { message: "Service temporarily unavailable", type: "OAuthException", code: 2 })))
       const outage = yield* request("PATCH", `/platform/v1/templates/${outageId}`, { key: s.key, body: { components } })
       expect(outage.status, outage.text).toBe(502)
-      expect(outage.body).toEqual({ detail: { code: "upstream_error", message: "Service temporarily unavailable" } })
+      expect(outage.body).toEqual({
+        detail: { code: "upstream_error", message: "Service temporarily unavailable", error: "server", meta_code: 2, meta_subcode: null, meta_title: "API Service", fbtrace_id: null }
+      })
       const q = yield* sql
       const [row] = yield* q<{ meta_status: string; components: unknown }>`select meta_status, components from templates where id = ${outageId}`
       expect(row).toEqual({ meta_status: "approved", components: [{ type: "BODY", text: "Hi" }] })
