@@ -18,6 +18,7 @@ import { DnsResolver } from "../delivery/ssrf.js"
 import { toSendErrorBody, type UpstreamFailure, type UpstreamRequestInvalid } from "../upstream/errors.js"
 import { Upstream } from "../upstream/upstream.js"
 import { ChannelCredentialsCache, type UsableChannel } from "./channel-credentials.js"
+import { bodyIssue, channelFileForm } from "./channel-file-form.js"
 
 const KB = 1024
 const MB = 1024 * 1024
@@ -131,8 +132,7 @@ export const MEDIA_URL_TTL_SECONDS = 300
 
 class UploadRefused extends Data.TaggedError("UploadRefused")<{ readonly error: ValidationFailed }> {}
 
-const issue = (loc: ReadonlyArray<string | number>, msg: string, input: unknown, ctx: Record<string, unknown> = {}) =>
-  new ValidationFailed({ detail: [{ loc: ["body", ...loc], msg, type: "value_error", input: input ?? null, ctx }] })
+const issue = bodyIssue
 
 const sizeText = (bytes: number) => (bytes >= MB ? `${bytes / MB} MB` : `${bytes / KB} KB`)
 
@@ -199,15 +199,6 @@ export class Media extends Effect.Service<Media>()("@platform/server/Media", {
         values (${channel.account_id}, ${channel.id}, ${mediaId}, ${mime}, ${size}, ${filename})
         on conflict (platform_channel_id, media_id) do nothing`.pipe(Effect.orDie, Effect.asVoid)
 
-    const channelOf = (accountId: number, raw: string | undefined) =>
-      Effect.gen(function*() {
-        const id = raw === undefined ? NaN : Number(raw)
-        if (!Number.isInteger(id) || id <= 0) {
-          return yield* issue(["channel_id"], raw === undefined ? "channel_id is required before file" : "must be an integer", raw)
-        }
-        return yield* channels.get(accountId, id)
-      })
-
     /**
      * multipart/form-data: `channel_id` (a field before `file`, or the query) then
      * `file`, whose bytes go to the upstream as they arrive: the size cap and the
@@ -222,31 +213,8 @@ export class Media extends Effect.Service<Media>()("@platform/server/Media", {
       if (declaredLength !== undefined && declaredLength > 100 * MB + 64 * KB) {
         return yield* issue(["file"], "the request exceeds the largest media cap (100 MB for documents)", null, { max_bytes: 100 * MB })
       }
-      return yield* Effect.scoped(Effect.gen(function*() {
-        const pull = yield* Stream.toPull(parts)
-        let channelId = channelIdFromQuery
-        for (;;) {
-          const chunk = yield* pull.pipe(
-            Effect.map(Option.some),
-            Effect.catchAll((e) => Option.isNone(e) ? Effect.succeedNone : Effect.fail(e.value))
-          )
-          if (Option.isNone(chunk)) break
-          for (const part of chunk.value) {
-            if (Multipart.isField(part)) {
-              if (part.key === "channel_id") channelId = part.value
-              else return yield* issue([part.key], "unknown field (expected channel_id and file)", part.value)
-              continue
-            }
-            if (!Multipart.isFile(part)) continue
-            if (part.key !== "file") return yield* issue([part.key], "unknown field (expected channel_id and file)", null)
-            const channel = yield* channelOf(accountId, channelId)
-            return yield* streamFile(channel, part)
-          }
-        }
-        return yield* issue(["file"], "file is required", null)
-      })).pipe(
-        Effect.catchTag("MultipartError", (e) => Effect.fail(issue(["file"], `the multipart body could not be read (${e.reason})`, null)))
-      )
+      return yield* channelFileForm(parts, channelIdFromQuery, (channelId, part) =>
+        Effect.flatMap(channels.get(accountId, channelId), (channel) => streamFile(channel, part)))
     })
 
     const streamFile = (channel: UsableChannel, part: Multipart.File) =>

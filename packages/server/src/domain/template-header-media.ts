@@ -1,6 +1,7 @@
 import { Multipart } from "@effect/platform"
 import { ValidationFailed } from "@platform/shared"
-import { Chunk, Data, Effect, Option, Stream } from "effect"
+import { Chunk, Data, Effect, Stream } from "effect"
+import { bodyIssue, channelFileForm } from "./channel-file-form.js"
 import { baseMime, contentMatches } from "./media.js"
 
 const MB = 1024 * 1024
@@ -26,10 +27,7 @@ export interface HeaderFile {
 
 class Refused extends Data.TaggedError("Refused")<{ readonly error: ValidationFailed }> {}
 
-export const headerIssue = (loc: string, msg: string, input: unknown, ctx: Record<string, unknown> = {}) =>
-  new ValidationFailed({ detail: [{ loc: ["body", loc], msg, type: "value_error", input: input ?? null, ctx }] })
-
-const unreadable = (e: Multipart.MultipartError) => headerIssue("file", `the multipart body could not be read (${e.reason})`, null)
+const unreadable = (e: Multipart.MultipartError) => bodyIssue(["file"], `the multipart body could not be read (${e.reason})`, null)
 
 const sizeText = (bytes: number) => `${bytes / MB} MB`
 
@@ -39,24 +37,24 @@ const readFile = (part: Multipart.File) =>
     const mime = baseMime(part.contentType)
     const cap = HEADER_MEDIA[mime]
     if (cap === undefined) {
-      return yield* headerIssue("file", `unsupported header media type ${mime || "(none)"}; supported: ${Object.keys(HEADER_MEDIA).join(", ")}`, part.name, { mime_type: mime })
+      return yield* bodyIssue(["file"], `unsupported header media type ${mime || "(none)"}; supported: ${Object.keys(HEADER_MEDIA).join(", ")}`, part.name, { mime_type: mime })
     }
     let total = 0
     const chunks = yield* part.content.pipe(
       Stream.mapError((e) => new Refused({ error: unreadable(e) })),
       Stream.mapEffect((bytes) => {
         if (total === 0 && bytes.length > 0 && !contentMatches(mime, bytes)) {
-          return Effect.fail(new Refused({ error: headerIssue("file", `the file's content is not ${mime}`, part.name, { mime_type: mime }) }))
+          return Effect.fail(new Refused({ error: bodyIssue(["file"], `the file's content is not ${mime}`, part.name, { mime_type: mime }) }))
         }
         total += bytes.length
         return total > cap
-          ? Effect.fail(new Refused({ error: headerIssue("file", `${mime} header samples are at most ${sizeText(cap)}`, part.name, { max_bytes: cap }) }))
+          ? Effect.fail(new Refused({ error: bodyIssue(["file"], `${mime} header samples are at most ${sizeText(cap)}`, part.name, { max_bytes: cap }) }))
           : Effect.succeed(bytes)
       }),
       Stream.runCollect,
       Effect.catchTag("Refused", (r) => Effect.fail(r.error))
     )
-    if (total === 0) return yield* headerIssue("file", "the file is empty", part.name)
+    if (total === 0) return yield* bodyIssue(["file"], "the file is empty", part.name)
     const data = new Uint8Array(total)
     let offset = 0
     for (const c of Chunk.toReadonlyArray(chunks)) {
@@ -67,9 +65,9 @@ const readFile = (part: Multipart.File) =>
   })
 
 /**
- * Reads a `channel_id` field (or the query's) and then the `file` part of a
- * multipart body; `withFile` runs once the file part arrives, with the channel
- * id, before any byte of the file is read (so a bad channel reads nothing).
+ * The form of POST /templates/header-media (channel-file-form.ts): `withChannel` runs
+ * with the channel id before any byte of the file is read (a bad channel reads
+ * nothing), then the file is read whole, refused past its type's cap.
  */
 export const readHeaderMediaForm = <A, E, R>(
   parts: Stream.Stream<Multipart.Part, Multipart.MultipartError>,
@@ -77,35 +75,10 @@ export const readHeaderMediaForm = <A, E, R>(
   declaredLength: number | undefined,
   withChannel: (channelId: number) => Effect.Effect<A, E, R>
 ) =>
-  Effect.gen(function*() {
-    if (declaredLength !== undefined && declaredLength > LARGEST + 64 * 1024) {
-      return yield* headerIssue("file", `the request exceeds the largest header sample (${sizeText(LARGEST)} for documents)`, null, { max_bytes: LARGEST })
-    }
-    return yield* Effect.scoped(Effect.gen(function*() {
-      const pull = yield* Stream.toPull(parts)
-      let channelId = channelIdFromQuery
-      for (;;) {
-        const chunk = yield* pull.pipe(
-          Effect.map(Option.some),
-          Effect.catchAll((e) => (Option.isNone(e) ? Effect.succeedNone : Effect.fail(unreadable(e.value))))
-        )
-        if (Option.isNone(chunk)) break
-        for (const part of chunk.value) {
-          if (Multipart.isField(part)) {
-            if (part.key === "channel_id") channelId = part.value
-            else return yield* headerIssue(part.key, "unknown field (expected channel_id and file)", part.value)
-            continue
-          }
-          if (!Multipart.isFile(part)) continue
-          if (part.key !== "file") return yield* headerIssue(part.key, "unknown field (expected channel_id and file)", null)
-          const id = channelId === undefined ? NaN : Number(channelId)
-          if (!/^\d+$/.test(channelId ?? "") || !Number.isSafeInteger(id) || id <= 0) {
-            return yield* headerIssue("channel_id", channelId === undefined ? "channel_id is required before file" : "must be an integer", channelId)
-          }
-          const use = yield* withChannel(id)
-          return { use, file: yield* readFile(part) }
-        }
-      }
-      return yield* headerIssue("file", "file is required", null)
-    }))
-  })
+  declaredLength !== undefined && declaredLength > LARGEST + 64 * 1024
+    ? Effect.fail(bodyIssue(["file"], `the request exceeds the largest header sample (${sizeText(LARGEST)} for documents)`, null, { max_bytes: LARGEST }))
+    : channelFileForm(parts, channelIdFromQuery, (channelId, part) =>
+      Effect.gen(function*() {
+        const use = yield* withChannel(channelId)
+        return { use, file: yield* readFile(part) }
+      }))

@@ -166,6 +166,8 @@ layer(MessagingTestServer(), { timeout: 120_000, excludeTestServices: true })("m
     ["a MIME type the upstream does not take", [["channel_id", "CHAT"], ["file", blob(PNG, "application/zip"), "x.zip"]], ["body", "file"], /unsupported media type/],
     ["a sticker over 500 KB", [["channel_id", "CHAT"], ["file", blob(webp(600 * 1024), "image/webp"), "s.webp"]], ["body", "file"], /at most 500 KB/],
     ["a file before channel_id", [["file", blob(PNG, "image/png"), "x.png"], ["channel_id", "CHAT"]], ["body", "channel_id"], /before file/],
+    ["a channel_id in exponent notation", [["channel_id", "1e0"], ["file", blob(PNG, "image/png"), "x.png"]], ["body", "channel_id"], /must be an integer/],
+    ["a channel_id with a sign", [["channel_id", "+1"], ["file", blob(PNG, "image/png"), "x.png"]], ["body", "channel_id"], /must be an integer/],
     ["no file", [["channel_id", "CHAT"]], ["body", "file"], /required/],
     ["an unknown field", [["channel_id", "CHAT"], ["colour", "red"]], ["body", "colour"], /unknown field/]
   ]
