@@ -16,7 +16,7 @@ import {
   ValidationFailed
 } from "@platform/shared"
 import type { Multipart } from "@effect/platform"
-import { Effect, type Stream } from "effect"
+import { Clock, Effect, type Stream } from "effect"
 import { toSendErrorBody, type UpstreamError, type UpstreamFailure as UpstreamCallFailure, type UpstreamRequestInvalid } from "../upstream/errors.js"
 import { Upstream } from "../upstream/upstream.js"
 import { ChannelCredentialsCache, type UsableChannel } from "./channel-credentials.js"
@@ -61,6 +61,9 @@ const isTemplateMissing = (e: UpstreamCallFailure | UpstreamRequestInvalid) =>
 const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value))
 
 const lower = (s: string | null) => s?.toLowerCase() ?? null
+
+/** How long a create may wait for the upstream (gateway deadline 10 s, 3 retries with backoff), with room to spare. */
+const SUBMITTING_MS = 120_000
 
 /**
  * Message templates (SPEC §2.1, §3.1, §4.2). The upstream is the authority on a
@@ -161,7 +164,7 @@ export class Templates extends Effect.Service<Templates>()("@platform/server/Tem
           updated_at = now()
         where id = ${pending!.id}
         returning ${sql.unsafe(TEMPLATE_COLUMNS)}`.pipe(Effect.orDie)
-      // Only a DELETE racing its own create removes the row meanwhile.
+      // DELETE refuses a row being submitted (SUBMITTING_MS), so the row is still here.
       if (row === undefined) return yield* Effect.dieMessage(`template ${pending!.id} was deleted while it was being submitted`)
       return templateToWire(row)
     })
@@ -290,6 +293,13 @@ export class Templates extends Effect.Service<Templates>()("@platform/server/Tem
 
     const remove = Effect.fn("Templates.delete")(function*(accountId: number, id: number) {
       const row = yield* find(accountId, id)
+      // A create still waiting for the upstream's answer (pending, no upstream id yet) keeps its
+      // row until it answers: deleted meanwhile, the create would have nothing to return and
+      // the upstream a template the platform no longer lists. Past SUBMITTING_MS (longer than
+      // the gateway's deadline and retries), such a row is a crashed create's leftover.
+      if (row.meta_template_id === null && lower(row.meta_status) === "pending" && (yield* Clock.currentTimeMillis) - row.created_at.getTime() < SUBMITTING_MS) {
+        return yield* new StatusLocked({ message: "the template is still being submitted upstream; delete it once its create has answered", status: "pending" })
+      }
       if (row.platform_channel_id !== null) {
         const channel = yield* rowChannel(accountId, row)
         yield* upstream.deleteTemplate(channel.creds, { name: row.name, hsm_id: row.meta_template_id ?? undefined }).pipe(

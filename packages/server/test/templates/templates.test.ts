@@ -358,6 +358,24 @@ layer(MessagingTestServer(), { timeout: 120_000, excludeTestServices: true })("t
       expect(got.body).toMatchObject({ meta_status: "approved", body_text: "Hi" })
     }))
 
+  it.effect("DELETE of a template whose create is still waiting for the upstream is 409 status_locked and keeps it; a crashed create's leftover is deleted", () =>
+    Effect.gen(function*() {
+      const s = yield* ctx
+      const q = yield* sql
+      // As create leaves the row while the upstream has not answered yet: pending, no upstream id.
+      const [row] = yield* q<{ id: number }>`insert into templates (developer_account_id, platform_channel_id, name, language_code, category, body_text, meta_status)
+        values (${s.dev.accountId}, ${s.chat}, ${uniqueName("submitting")}, 'en_US', 'utility', 'Hi', 'pending') returning id`
+      const locked = yield* request("DELETE", `/platform/v1/templates/${row!.id}`, { key: s.key })
+      expect(locked.status, locked.text).toBe(409)
+      expect(locked.body.detail).toMatchObject({ code: "status_locked", status: "pending" })
+      expect((yield* request("GET", `/platform/v1/templates/${row!.id}`, { key: s.key })).status).toBe(200)
+
+      yield* q`update templates set created_at = now() - interval '3 minutes' where id = ${row!.id}`
+      const deleted = yield* request("DELETE", `/platform/v1/templates/${row!.id}`, { key: s.key })
+      expect(deleted.status, deleted.text).toBe(204)
+      expect((yield* request("GET", `/platform/v1/templates/${row!.id}`, { key: s.key })).status).toBe(404)
+    }))
+
   it.effect("DELETE removes the template upstream and here (204); afterwards, and for another account, 404", () =>
     Effect.gen(function*() {
       const s = yield* ctx
