@@ -187,10 +187,11 @@ describe("SDK against the real server", () => {
   })
 
   it("templates: uploadHeaderMedia, create with the handle, list, get, sync (imports nothing twice), delete; a bad name is a ValidationError", async () => {
-    const { handle } = await client.templates.uploadHeaderMedia({ channel_id: server.channelId, file: new Blob([PNG], { type: "image/png" }), filename: "h.png" })
+    const own = await ownClient("templates")
+    const { handle } = await own.templates.uploadHeaderMedia({ channel_id: server.channelId, file: new Blob([PNG], { type: "image/png" }), filename: "h.png" })
     expect(handle).toEqual(expect.any(String))
     const name = `e2e_${Date.now().toString(36)}`
-    const created = await client.templates.create({
+    const created = await own.templates.create({
       channel_id: server.channelId,
       name,
       language_code: "en_US",
@@ -201,14 +202,14 @@ describe("SDK against the real server", () => {
       ]
     })
     expect(created).toMatchObject({ name, header_format: "IMAGE", body_text: "Hi {{1}}", variables: ["Ana"], meta_status: "pending", meta_template_id: expect.any(String) })
-    expect((await client.templates.list({ channel_id: server.channelId, name })).map((t) => t.id)).toEqual([created.id])
-    expect(await client.templates.get(created.id)).toMatchObject({ id: created.id, name })
-    const synced = await client.templates.sync({ channel_id: server.channelId })
+    expect((await own.templates.list({ channel_id: server.channelId, name })).map((t) => t.id)).toEqual([created.id])
+    expect(await own.templates.get(created.id)).toMatchObject({ id: created.id, name })
+    const synced = await own.templates.sync({ channel_id: server.channelId })
     expect(synced).toMatchObject({ imported: 0, total: 1 })
     expect(synced.updated + synced.skipped).toBe(1)
-    expect(await client.templates.delete(created.id)).toBeUndefined()
-    await expect(client.templates.get(created.id)).rejects.toBeInstanceOf(NotFoundError)
-    const refused = await client.templates.create({ channel_id: server.channelId, name: "Not Valid", language_code: "en_US", category: "utility", body_text: "Hi" }).catch((e: unknown) => e)
+    expect(await own.templates.delete(created.id)).toBeUndefined()
+    await expect(own.templates.get(created.id)).rejects.toBeInstanceOf(NotFoundError)
+    const refused = await own.templates.create({ channel_id: server.channelId, name: "Not Valid", language_code: "en_US", category: "utility", body_text: "Hi" }).catch((e: unknown) => e)
     expect(refused).toBeInstanceOf(ValidationError)
     expect(refused).toMatchObject({ status: 422 })
   })
