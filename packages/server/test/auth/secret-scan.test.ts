@@ -11,7 +11,7 @@ const watched: Array<{ readonly what: string; readonly value: string; readonly a
 const remember = (what: string, value: string) => watched.push({ what, value, allowedIn: capturedResponses.length - 1 })
 
 layer(AuthTestServer(), { timeout: 60_000 })("secrets in responses and logs", (it) => {
-  it.effect("a full dashboard and API session leaks no password, key, channel token or webhook secret", () =>
+  it.effect("a full dashboard and API session leaks no password, key, channel token, webhook secret or two-factor PIN", () =>
     Effect.gen(function*() {
       const dev = yield* signup("scan")
       watched.push({ what: "password", value: dev.password, allowedIn: -1 })
@@ -37,6 +37,28 @@ layer(AuthTestServer(), { timeout: 60_000 })("secrets in responses and logs", (i
       yield* request("GET", "/platform/v1/channels?type=nope", { key: created.key })
       yield* request("GET", "/platform/v1/channels", { key: created.key.slice(0, -1) })
       yield* request("PATCH", `/platform/v1/channels/${channel.body.channel_id}/inbound`, { key: created.key, rawBody: "{bad" })
+      // The routes that call the upstream with the channel's token, and the two-factor PIN.
+      const ch = channel.body.channel_id
+      const pin = "864209"
+      watched.push({ what: "two-factor PIN", value: pin, allowedIn: -1 })
+      yield* request("POST", `/platform/v1/channels/${ch}/two-factor`, { key: created.key, body: { pin } })
+      yield* request("POST", `/platform/v1/channels/${ch}/two-factor`, { key: created.key, body: { pin: `${pin}1` } })
+      yield* request("POST", `/platform/v1/channels/${ch}/two-factor`, { key: created.key, rawBody: `{"pin": "${pin}` })
+      yield* request("GET", `/platform/v1/channels/${ch}/health`, { key: created.key })
+      yield* request("POST", `/platform/v1/channels/${ch}/profile`, { key: created.key, body: { about: "scan" } })
+      yield* request("POST", `/platform/v1/channels/${ch}/block-users`, { key: created.key, body: { users: ["15550131047", "15551234567"] } })
+      yield* request("POST", "/platform/v1/templates", {
+        key: created.key,
+        body: { channel_id: ch, name: "scan_tpl", language_code: "en_US", category: "utility", body_text: "Hi {{1}}", variables: ["Ana"] }
+      })
+      yield* request("GET", "/platform/v1/templates", { key: created.key })
+      yield* request("POST", "/platform/v1/templates/sync", { key: created.key, body: { channel_id: ch } })
+      yield* request("POST", "/platform/v1/broadcasts", {
+        key: created.key,
+        body: { name: "scan", channel_id: ch, template_name: "scan_tpl", language_code: "en_US" }
+      })
+      yield* request("GET", "/platform/v1/messages", { key: created.key })
+      yield* request("GET", "/platform/v1/contacts", { key: created.key })
       yield* request("GET", `${D}/channels`, { cookie: dev.cookie })
       yield* request("GET", `${D}/api-keys`, { cookie: dev.cookie })
       yield* request("GET", `${D}/me`, { cookie: dev.cookie })
@@ -54,5 +76,5 @@ layer(AuthTestServer(), { timeout: 60_000 })("secrets in responses and logs", (i
 })
 
 afterAll(() => {
-  expect(watched.length).toBe(4)
+  expect(watched.length).toBe(5)
 })
