@@ -45,6 +45,19 @@ const messageToWire = (row: MessageRow): Message => ({
 
 const DIRECTIONS = new Set(["inbound", "outbound"])
 
+// The instants Postgres' timestamptz takes as ISO text: years 0001..9999 (it refuses
+// year 0000, and an offset beyond ±15:59, both of which the Timestamp schema lets by).
+const EARLIEST = Date.parse("0001-01-01T00:00:00Z")
+const LATEST = Date.parse("9999-12-31T23:59:59.999Z")
+
+/**
+ * A since/until bound as the UTC text Postgres takes: the instant of the parameter,
+ * clamped to the years it stores. Every stored message lies inside them, so a clamped
+ * bound selects exactly what the parameter meant (since in year 0000: all; until then: none).
+ */
+const boundOf = (timestamp: string) =>
+  new Date(Math.min(LATEST, Math.max(EARLIEST, Date.parse(timestamp)))).toISOString()
+
 /** The stored message history of GET /messages (SPEC §4.4, DESIGN §5). */
 export class MessageHistory extends Effect.Service<MessageHistory>()("@platform/server/MessageHistory", {
   effect: Effect.gen(function*() {
@@ -72,8 +85,8 @@ export class MessageHistory extends Effect.Service<MessageHistory>()("@platform/
       if (query.direction !== undefined) filters.push(sql`m.direction = ${query.direction}`)
       if (query.type !== undefined) filters.push(sql`m.type = ${query.type}`)
       if (query.status !== undefined) filters.push(sql`m.status = ${query.status}`)
-      if (query.since !== undefined) filters.push(sql`m.created_at >= ${query.since}::timestamptz`)
-      if (query.until !== undefined) filters.push(sql`m.created_at < ${query.until}::timestamptz`)
+      if (query.since !== undefined) filters.push(sql`m.created_at >= ${boundOf(query.since)}::timestamptz`)
+      if (query.until !== undefined) filters.push(sql`m.created_at < ${boundOf(query.until)}::timestamptz`)
       const rows = yield* sql<MessageRow>`select ${sql.literal(COLUMNS)} from messages m where ${sql.and(filters)}
         order by ${sql.literal(range.direction === "before" ? "m.id asc" : "m.id desc")} limit ${query.limit + 1}`
       return toPage(rows, query.limit, range.direction, messageToWire)

@@ -134,6 +134,32 @@ layer(MessagingTestServer(), { excludeTestServices: true, timeout: 120_000 })("G
       }
     }))
 
+  it.effect("since and until outside the years Postgres stores (year 0000, a -23:59 offset, past 9999) filter, never 500", () =>
+    Effect.gen(function*() {
+      const dev = yield* signup("far-dates")
+      const { key } = yield* createKey(dev, { rate_limit_per_minute: 100000 })
+      const channel = yield* seedChannel(dev.accountId)
+      const t = yield* seedThread(dev.accountId, channel, "1555000F", [
+        { created_at: "2026-01-01T10:00:00Z" },
+        { created_at: "2026-01-02T10:00:00Z" }
+      ])
+      const all = [...t.messages].reverse()
+      const cases: ReadonlyArray<readonly [string, ReadonlyArray<number>]> = [
+        ["since=0000-01-01T00:00:00Z", all],
+        ["until=0000-01-01T00:00:00Z", []],
+        ["since=0001-01-01T00:30:00%2B01:00", all],
+        ["since=2026-01-01T00:00:00-23:59", [t.messages[1]!]],
+        ["until=2026-01-01T00:00:00-23:59", [t.messages[0]!]],
+        ["since=9999-12-31T23:59:59-23:59", []],
+        ["until=9999-12-31T23:59:59-23:59", all]
+      ]
+      for (const [query, ids] of cases) {
+        const reply = yield* request("GET", `${V1}/messages?channel_id=${channel}&${query}`, { key })
+        expect(reply.status, `${query}: ${reply.text}`).toBe(200)
+        expect(idsOf(reply.body), query).toEqual(ids)
+      }
+    }))
+
   it.effect("pages of messages and of conversations follow next_cursor without a gap or a repeat, and before goes back", () =>
     Effect.gen(function*() {
       const dev = yield* signup("pages")
