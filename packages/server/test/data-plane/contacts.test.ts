@@ -184,6 +184,12 @@ layer(MessagingTestServer(), { excludeTestServices: true, timeout: 120_000 })("c
       ))
       const contact = inbound.contact_id
       const conversation = inbound.conversation_id
+      // The sandbox posts the send's sent, delivered and read callbacks on its own time: their events
+      // are all written before the events are counted below.
+      yield* eventually(Effect.map(
+        request("GET", `${V1}/messages?direction=outbound&channel_id=${chat}`, { key }),
+        (r) => r.body.data[0]?.status === "read" ? true : undefined
+      ))
       yield* sql`insert into messages (developer_account_id, platform_channel_id, conversation_id, contact_id, direction, source, type, text)
         select ${dev.accountId}, ${chat}, ${conversation}, ${contact}, 'inbound', 'contact', 'text', 'more ' || n
         from generate_series(1, 5) n`
@@ -234,6 +240,46 @@ layer(MessagingTestServer(), { excludeTestServices: true, timeout: 120_000 })("c
         (r) => r.body.data[0] as { id: number } | undefined
       ))
       expect(fresh.id).not.toBe(contact)
+    }))
+
+  it.effect("the same person writing (or written to) after the DELETE but before the wipe starts a new contact and conversation; the wipe keeps them", () =>
+    Effect.gen(function*() {
+      const { chat, dev, key } = yield* setup("contact-rewrite")
+      yield* wipe((w) => w.runOnce())
+      const peer = "15550060"
+      yield* inject(dev, { channel_id: chat, from: peer, text: "before" })
+      const old = yield* eventually(Effect.map(
+        request("GET", `${V1}/messages?direction=inbound&channel_id=${chat}`, { key }),
+        (r) => r.body.data[0] as { id: number; contact_id: number; conversation_id: number } | undefined
+      ))
+      expect((yield* request("DELETE", `${V1}/contacts/${old.contact_id}`, { key })).status).toBe(202)
+
+      // The wipe has not run yet: a new inbound and a send to the same peer.
+      yield* inject(dev, { channel_id: chat, from: peer, text: "after" })
+      const inbound = yield* eventually(Effect.map(
+        request("GET", `${V1}/messages?direction=inbound&channel_id=${chat}`, { key }),
+        (r) => r.body.data[0] as { id: number; contact_id: number; conversation_id: number; text: string } | undefined
+      ))
+      expect(inbound.text).toBe("after")
+      expect(inbound.contact_id).not.toBe(old.contact_id)
+      expect(inbound.conversation_id).not.toBe(old.conversation_id)
+      const sent = yield* send(key, { channel_id: chat, to: peer, type: "text", text: "welcome back" })
+      expect(sent.status, sent.text).toBe(200)
+      const outbound = yield* request("GET", `${V1}/messages?direction=outbound&channel_id=${chat}`, { key })
+      expect(outbound.body.data.map((m: { contact_id: number; conversation_id: number }) => [m.contact_id, m.conversation_id]))
+        .toEqual([[inbound.contact_id, inbound.conversation_id]])
+      const conversation = yield* request("GET", `${V1}/conversations/${inbound.conversation_id}`, { key })
+      expect(conversation.status, conversation.text).toBe(200)
+      expect(conversation.body).toMatchObject({ peer_id: peer, platform_contact_id: inbound.contact_id, message_count: 2 })
+      const listed = yield* request("GET", `${V1}/contacts?channel_id=${chat}`, { key })
+      expect(listed.body.data.map((k: { id: number; chat_id: string }) => [k.id, k.chat_id])).toEqual([[inbound.contact_id, peer]])
+
+      // The wipe removes the old contact's rows only.
+      expect(yield* wipe((w) => w.runOnce())).toEqual({ contacts: 1, messages: 1 })
+      expect(yield* rowCounts(old.contact_id, old.conversation_id)).toEqual({ contacts: 0, conversations: 0, messages: 0 })
+      const after = yield* request("GET", `${V1}/messages?channel_id=${chat}`, { key })
+      expect(after.body.data).toHaveLength(2)
+      expect((yield* request("GET", `${V1}/contacts/${inbound.contact_id}`, { key })).status).toBe(200)
     }))
 
   it.scoped("the contact wipe worker, once started, wipes a deleted contact without being asked", () =>
