@@ -263,6 +263,10 @@ layer(MessagingTestServer(), { excludeTestServices: true, timeout: 120_000 })("c
       expect(inbound.text).toBe("after")
       expect(inbound.contact_id).not.toBe(old.contact_id)
       expect(inbound.conversation_id).not.toBe(old.conversation_id)
+      const sql = yield* SqlClient.SqlClient
+      const created = yield* sql<{ n: number }>`select count(*)::int as n from events
+        where developer_account_id = ${dev.accountId} and event_type = 'conversation.created'`
+      expect(created[0]!.n).toBe(2)
       const sent = yield* send(key, { channel_id: chat, to: peer, type: "text", text: "welcome back" })
       expect(sent.status, sent.text).toBe(200)
       const outbound = yield* request("GET", `${V1}/messages?direction=outbound&channel_id=${chat}`, { key })
