@@ -291,6 +291,17 @@ layer(MessagingTestServer(), { timeout: 120_000, excludeTestServices: true })("c
       expect(missing.text).not.toContain("123456")
     }))
 
+  it.effect("a profile at SPEC's bounds counted in characters (emoji included) is accepted and stored as given", () =>
+    Effect.gen(function*() {
+      const s = yield* ctx
+      const state = yield* SandboxState
+      const about = "🙂".repeat(139) // 139 characters, 278 UTF-16 code units
+      const reply = yield* request("POST", at(s.chat, "profile"), { key: s.key, body: { about, address: "é".repeat(256) } })
+      expect(reply.status, reply.text).toBe(200)
+      expect(reply.body).toMatchObject({ channel_id: s.chat, about, address: "é".repeat(256) })
+      expect(state.profiles.get(s.phoneNumberId)).toMatchObject({ about })
+    }))
+
   it.effect("a profile over SPEC's bounds is 422 at the field, before any upstream call", () =>
     Effect.gen(function*() {
       const s = yield* ctx

@@ -529,7 +529,8 @@ const graphHandler = Effect.gen(function*() {
       const body = yield* readJson(req)
       if (body["messaging_product"] !== "whatsapp") return invalidParameter("messaging_product is required")
       const { messaging_product: _, profile_picture_handle, ...fields } = body
-      if (typeof fields["about"] === "string" && fields["about"].length > 139) return invalidParameter("about is at most 139 characters")
+      // Characters, as the API's own bound counts them (an emoji is one), not UTF-16 code units.
+      if (typeof fields["about"] === "string" && [...fields["about"]].length > 139) return invalidParameter("about is at most 139 characters")
       const current = state.profiles.get(first) ?? { about: "Sandbox business", websites: [] }
       state.profiles.set(first, {
         ...current,
