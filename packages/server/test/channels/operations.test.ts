@@ -300,6 +300,7 @@ layer(MessagingTestServer(), { timeout: 120_000, excludeTestServices: true })("c
       expect(reply.status, reply.text).toBe(200)
       expect(reply.body).toMatchObject({ channel_id: s.chat, about, address: "é".repeat(256) })
       expect(state.profiles.get(s.phoneNumberId)).toMatchObject({ about })
+      state.profiles.delete(s.phoneNumberId) // back to the sandbox's default profile for the other cases
     }))
 
   it.effect("a profile over SPEC's bounds is 422 at the field, before any upstream call", () =>
