@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import { ParseResult, Schema } from "effect"
 
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
 
@@ -68,6 +68,16 @@ export const requestBody = <S extends Schema.Schema.Any>(schema: S, identifier: 
 /** Marks a route's query string: a parameter it does not take is a 422 (SPEC §4: unknown input), not silently ignored. */
 export const queryParams = <S extends Schema.Schema.Any>(schema: S): S =>
   schema.annotations({ parseOptions: { onExcessProperty: "error" } }) as S
+
+/**
+ * The query string of a route that takes no parameter: any one given is 422 `extra_forbidden` at its name
+ * (SPEC §4: unknown input). An empty `Schema.Struct({})` would not do: it accepts every object as it is.
+ */
+export const noQueryParams = Schema.Struct({}).pipe(
+  Schema.filter((params) =>
+    Object.entries(params).map(([name, value]) => new ParseResult.Pointer(name, params, new ParseResult.Unexpected(value, "is unexpected: this route takes no query parameter")))
+  )
+)
 
 export type Issue = { readonly path: ReadonlyArray<PropertyKey>; readonly message: string }
 

@@ -14,6 +14,7 @@ interface EndpointShape {
   readonly pathKeys: ReadonlySet<string>
   readonly queryKeys: ReadonlySet<string>
   readonly headerKeys: ReadonlySet<string>
+  readonly bodyKeys: ReadonlySet<string>
   readonly payloadInQuery: boolean
 }
 
@@ -22,6 +23,15 @@ const keysOf = (schema: Option.Option<{ readonly ast: AST.AST }>): ReadonlySet<s
     onNone: () => new Set<string>(),
     onSome: ({ ast }) => new Set(AST.getPropertySignatures(ast).map((ps: AST.PropertySignature) => String(ps.name)))
   })
+
+/** The declared keys of a JSON body; none for a body that is not an object of known keys (multipart, a union, ...). */
+const bodyKeysOf = (schema: Option.Option<{ readonly ast: AST.AST }>): ReadonlySet<string> => {
+  try {
+    return keysOf(schema)
+  } catch {
+    return new Set<string>()
+  }
+}
 
 const compile = (path: string) =>
   new RegExp("^" + path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/:(\w+)/g, "(?<$1>[^/]+)") + "/?$")
@@ -42,12 +52,16 @@ const endpoints: ReadonlyArray<EndpointShape> = (() => {
         pathKeys: keysOf(e.pathSchema),
         queryKeys: new Set([...keysOf(e.urlParamsSchema), ...(payloadInQuery ? keysOf(e.payloadSchema) : [])]),
         headerKeys: keysOf(e.headersSchema),
+        bodyKeys: payloadInQuery ? new Set<string>() : bodyKeysOf(e.payloadSchema),
         payloadInQuery
       })
     }
   })
   return out
 })()
+
+const hasOwn = (value: unknown, key: PropertyKey | undefined): boolean =>
+  key !== undefined && typeof value === "object" && value !== null && Object.prototype.hasOwnProperty.call(value, key)
 
 const body = (detail: ReadonlyArray<Detail>) =>
   HttpServerResponse.unsafeJson({ detail }, { status: 422 })
@@ -77,6 +91,14 @@ export const validationResponse = (error: HttpApiError.HttpApiDecodeError) =>
       if (first !== undefined && endpoint?.pathKeys.has(String(first))) return "path"
       if (first !== undefined && endpoint?.headerKeys.has(String(first))) return "header"
       if (first !== undefined && endpoint?.queryKeys.has(String(first)) || endpoint?.payloadInQuery) return "query"
+      // A query parameter the route does not take, beside a body: the query is decoded after the body, so an
+      // extra key is the body's only when the body holds it and does not declare it.
+      if (
+        issue._tag === "Unexpected" && issue.path.length === 1 && url.searchParams.has(String(first)) &&
+        (endpoint?.bodyKeys.has(String(first)) || !hasOwn(json, first))
+      ) {
+        return "query"
+      }
       return "body"
     }
     const sources: Record<Location, unknown> = { path: pathParams, query, body: json, header: request.headers }

@@ -291,6 +291,22 @@ layer(MessagingTestServer(), { timeout: 120_000, excludeTestServices: true })("c
       expect(missing.text).not.toContain("123456")
     }))
 
+  it.effect("a query parameter an operation does not take is 422 extra_forbidden at query.<name>, with no upstream call", () =>
+    Effect.gen(function*() {
+      const s = yield* ctx
+      const state = yield* SandboxState
+      const calls = state.calls.length
+      for (const op of [...OPERATIONS, { method: "PATCH", edge: "inbound", body: { enabled: true } }]) {
+        const reply = yield* request(op.method, `${at(s.chat, op.edge)}?fields=about&pin=123456`, { key: s.key, body: op.body })
+        expect(reply.status, `${op.method} ${op.edge}: ${reply.text}`).toBe(422)
+        expect(reply.body.detail, `${op.method} ${op.edge}`).toEqual([
+          expect.objectContaining({ loc: ["query", "fields"], type: "extra_forbidden", input: "about" }),
+          expect.objectContaining({ loc: ["query", "pin"], type: "extra_forbidden", input: null })
+        ])
+      }
+      expect(state.calls.length).toBe(calls)
+    }))
+
   it.effect("a profile at SPEC's bounds counted in characters (emoji included) is accepted and stored as given", () =>
     Effect.gen(function*() {
       const s = yield* ctx

@@ -13,7 +13,7 @@ import {
   TwoFactor,
   TwoFactorResult
 } from "../channel.js"
-import { optional, queryParams } from "../common.js"
+import { noQueryParams, optional, queryParams } from "../common.js"
 import { BadRequest, ChannelUnusable, ChatOnly, NotFound, NotImplemented, UpstreamFailure, ValidationFailed, wire } from "../errors.js"
 import { PathId } from "./path-id.js"
 import { ApiKeyAuth, CookieAllowed, InputGuard, RequiredScope } from "./security.js"
@@ -27,6 +27,7 @@ export const ChannelIdPath = Schema.Struct({ channel_id: PathId("The channel's i
 const chatOperation = <Name extends string, Method extends HttpMethod.HttpMethod>(endpoint: HttpApiEndpoint.HttpApiEndpoint<Name, Method>) =>
   endpoint
     .setPath(ChannelIdPath)
+    .setUrlParams(noQueryParams)
     .addError(wire(NotFound))
     .addError(wire(ChatOnly))
     .addError(wire(BadRequest))
@@ -118,6 +119,7 @@ export class ChannelsGroup extends HttpApiGroup.make("channels")
   .add(
     HttpApiEndpoint.patch("setInbound", "/platform/v1/channels/:channel_id/inbound")
       .setPath(ChannelIdPath)
+      .setUrlParams(noQueryParams)
       .setPayload(InboundSwitch)
       .addSuccess(Channel)
       .addError(wire(NotFound))
