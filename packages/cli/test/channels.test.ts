@@ -128,6 +128,27 @@ describe("channels commands", () => {
     expect(ran.stdout + ran.stderr).not.toContain("246813")
   })
 
+  it("two-factor typed at a terminal reads the PIN with echo off (raw mode), restored afterwards", async () => {
+    api.on("post", `${ch}/:id/two-factor`, { json: f.twoFactorResult })
+    const modes: Array<boolean> = []
+    const terminal = {
+      isTTY: true,
+      setRawMode: (mode: boolean) => {
+        modes.push(mode)
+        return terminal
+      },
+      async *[Symbol.asyncIterator]() {
+        // What a terminal in raw mode delivers: each key, a backspace (DEL) fixing a typo, Enter as CR.
+        for (const key of ["2", "4", "6", "9", "\u007f", "8", "1", "3", "\r"]) yield key
+      }
+    }
+    const ran = await cli(["channels", "two-factor", "7"], { stdin: terminal })
+    expect(ran.code, ran.stderr).toBe(0)
+    expect(api.calls[0]!.body).toEqual({ pin: "246813" })
+    expect(modes).toEqual([true, false])
+    expect(ran.stdout + ran.stderr).not.toContain("246813")
+  })
+
   it("two-factor without --pin and with nothing on stdin is a usage error (exit 2) before any request", async () => {
     const ran = await cli(["channels", "two-factor", "7"])
     expect(ran.code).toBe(2)

@@ -1,5 +1,5 @@
 import { Command, InvalidArgumentError } from "commander"
-import type { Context } from "../context.js"
+import { CliError, type Context, ExitCode } from "../context.js"
 
 /** Builds one command; every file under commands/<noun>/ exports one of these. */
 export type CommandFactory = (ctx: Context) => Command
@@ -57,6 +57,34 @@ export const readLine = async (input: AsyncIterable<string | Uint8Array>): Promi
     if (text.includes("\n")) break
   }
   return text.split("\n")[0]!.trim()
+}
+
+/** A stdin that may be a terminal (process.stdin is one when nothing is piped in). */
+interface MaybeTerminal extends AsyncIterable<string | Uint8Array> {
+  readonly isTTY?: boolean | undefined
+  readonly setRawMode?: ((mode: boolean) => unknown) | undefined
+}
+
+/**
+ * One line of a secret (a PIN): from a terminal with echo off (raw mode, restored afterwards; Backspace edits,
+ * Ctrl-C or Ctrl-D ends the command), otherwise as `readLine` reads piped input.
+ */
+export const readSecretLine = async (input: MaybeTerminal): Promise<string> => {
+  if (input.isTTY !== true || typeof input.setRawMode !== "function") return readLine(input)
+  input.setRawMode(true)
+  try {
+    let text = ""
+    for await (const chunk of input) {
+      for (const key of typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8")) {
+        if (key === "\r" || key === "\n") return text.trim()
+        if (key === "\u0003" || key === "\u0004") throw new CliError("Interrupted: no PIN was set.", ExitCode.interrupted)
+        text = key === "\u007f" || key === "\b" ? text.slice(0, -1) : text + key
+      }
+    }
+    return text.trim()
+  } finally {
+    input.setRawMode(false)
+  }
 }
 
 /** Shorthand for a new subcommand. */
