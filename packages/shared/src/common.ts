@@ -75,7 +75,9 @@ export const queryParams = <S extends Schema.Schema.Any>(schema: S): S =>
  */
 export const noQueryParams = Schema.Struct({}).pipe(
   Schema.filter((params) =>
-    Object.entries(params).map(([name, value]) => new ParseResult.Pointer(name, params, new ParseResult.Unexpected(value, "is unexpected: this route takes no query parameter")))
+    Object.entries(params).map(([name, value]) =>
+      new ParseResult.Pointer(name, params, new ParseResult.Unexpected(value, "is unexpected: this route takes no query parameter"))
+    )
   )
 )
 
