@@ -95,6 +95,24 @@ layer(AuthTestServer(), { timeout: 60_000 })("v1 request validation", (it) => {
       expect(reply.body.detail).toEqual([expect.objectContaining({ loc: ["query", name], type: "extra_forbidden" })])
     }))
 
+  it.effect.each([
+    ["GET", "/platform/v1/messages/1?expand=contact", "expand", undefined],
+    ["GET", "/platform/v1/contacts/1?fields=phone", "fields", undefined],
+    ["PATCH", "/platform/v1/conversations/1?notify=1", "notify", { status: "ended" }],
+    ["POST", "/platform/v1/messages?dry_run=1", "dry_run", { channel_id: 1, to: "15551234567", type: "text", text: "x" }],
+    ["GET", "/platform/v1/templates/1?include=components", "include", undefined],
+    ["POST", "/platform/v1/templates/sync?force=1", "force", { channel_id: 1 }],
+    ["POST", "/platform/v1/broadcasts/1/send?at=now", "at", undefined],
+    ["DELETE", "/platform/v1/webhooks/subscriptions/1?cascade=1", "cascade", undefined],
+    ["POST", "/platform/v1/webhooks/deliveries/1/redeliver?force=1", "force", undefined]
+  ] as const)("a route that takes no query parameter answers one with 422 naming it, before acting: %s %s", ([method, path, name, body]) =>
+    Effect.gen(function*() {
+      const { key } = yield* setup
+      const reply = yield* request(method, path, body === undefined ? { key } : { key, body })
+      expect(reply.status, reply.text).toBe(422)
+      expect(reply.body.detail).toEqual([expect.objectContaining({ loc: ["query", name], type: "extra_forbidden" })])
+    }))
+
   it.effect("decimal integers in a URL still decode: ?limit=007 is 7, a negative id is just not found", () =>
     Effect.gen(function*() {
       const { key } = yield* setup

@@ -10,7 +10,7 @@ import {
   BroadcastRecipientsQuery,
   BroadcastSchedule
 } from "../broadcast.js"
-import { queryParams } from "../common.js"
+import { noQueryParams, queryParams } from "../common.js"
 import {
   ChannelUnusable,
   ChatOnly,
@@ -40,6 +40,7 @@ const base = "/platform/v1/broadcasts"
 export class BroadcastsGroup extends HttpApiGroup.make("broadcasts")
   .add(
     HttpApiEndpoint.post("create", base)
+      .setUrlParams(noQueryParams)
       .setPayload(BroadcastCreate)
       .setHeaders(IdempotencyHeaders)
       .addSuccess(Broadcast, { status: 201 })
@@ -68,6 +69,7 @@ export class BroadcastsGroup extends HttpApiGroup.make("broadcasts")
   )
   .add(
     HttpApiEndpoint.get("get", `${base}/:broadcast_id`)
+      .setUrlParams(noQueryParams)
       .setPath(BroadcastPath)
       .addSuccess(Broadcast)
       .addError(wire(PlanForbidden))
@@ -76,6 +78,7 @@ export class BroadcastsGroup extends HttpApiGroup.make("broadcasts")
   )
   .add(
     HttpApiEndpoint.post("addRecipients", `${base}/:broadcast_id/recipients`)
+      .setUrlParams(noQueryParams)
       .setPath(BroadcastPath)
       .setPayload(BroadcastRecipientsLoad)
       .addSuccess(BroadcastRecipientsLoadResult)
@@ -108,6 +111,7 @@ export class BroadcastsGroup extends HttpApiGroup.make("broadcasts")
   )
   .add(
     HttpApiEndpoint.post("schedule", `${base}/:broadcast_id/schedule`)
+      .setUrlParams(noQueryParams)
       .setPath(BroadcastPath)
       .setPayload(BroadcastSchedule)
       .addSuccess(Broadcast)
@@ -126,6 +130,7 @@ export class BroadcastsGroup extends HttpApiGroup.make("broadcasts")
   )
   .add(
     HttpApiEndpoint.post("send", `${base}/:broadcast_id/send`)
+      .setUrlParams(noQueryParams)
       .setPath(BroadcastPath)
       .setHeaders(IdempotencyHeaders)
       .addSuccess(Broadcast, { status: 202 })
@@ -145,6 +150,7 @@ export class BroadcastsGroup extends HttpApiGroup.make("broadcasts")
   )
   .add(
     HttpApiEndpoint.post("cancel", `${base}/:broadcast_id/cancel`)
+      .setUrlParams(noQueryParams)
       .setPath(BroadcastPath)
       .addSuccess(Broadcast)
       .addError(wire(PlanForbidden))

@@ -1,6 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { queryParams } from "../common.js"
+import { noQueryParams, queryParams } from "../common.js"
 import { Contact, ContactDeleted, ContactList, ContactListQuery, ContactPatch } from "../contact.js"
 import { NotFound, ValidationFailed, wire } from "../errors.js"
 import { PathId } from "./path-id.js"
@@ -26,6 +26,7 @@ export class ContactsGroup extends HttpApiGroup.make("contacts")
   )
   .add(
     HttpApiEndpoint.get("get", `${base}/:contact_id`)
+      .setUrlParams(noQueryParams)
       .setPath(ContactPath)
       .addSuccess(Contact)
       .addError(wire(NotFound))
@@ -34,6 +35,7 @@ export class ContactsGroup extends HttpApiGroup.make("contacts")
   )
   .add(
     HttpApiEndpoint.patch("update", `${base}/:contact_id`)
+      .setUrlParams(noQueryParams)
       .setPath(ContactPath)
       .setPayload(ContactPatch)
       .addSuccess(Contact)
@@ -48,6 +50,7 @@ export class ContactsGroup extends HttpApiGroup.make("contacts")
   )
   .add(
     HttpApiEndpoint.del("delete", `${base}/:contact_id`)
+      .setUrlParams(noQueryParams)
       .setPath(ContactPath)
       .addSuccess(ContactDeleted, { status: 202 })
       .addError(wire(NotFound))

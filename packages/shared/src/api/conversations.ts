@@ -1,6 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { queryParams } from "../common.js"
+import { noQueryParams, queryParams } from "../common.js"
 import { Conversation, ConversationList, ConversationListQuery, ConversationPatch } from "../conversation.js"
 import { NotFound, ValidationFailed, wire } from "../errors.js"
 import { PathId } from "./path-id.js"
@@ -27,6 +27,7 @@ export class ConversationsGroup extends HttpApiGroup.make("conversations")
   )
   .add(
     HttpApiEndpoint.get("get", `${base}/:conversation_id`)
+      .setUrlParams(noQueryParams)
       .setPath(ConversationPath)
       .addSuccess(Conversation)
       .addError(wire(NotFound))
@@ -35,6 +36,7 @@ export class ConversationsGroup extends HttpApiGroup.make("conversations")
   )
   .add(
     HttpApiEndpoint.patch("update", `${base}/:conversation_id`)
+      .setUrlParams(noQueryParams)
       .setPath(ConversationPath)
       .setPayload(ConversationPatch)
       .addSuccess(Conversation)

@@ -1,6 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { queryParams } from "../common.js"
+import { noQueryParams, queryParams } from "../common.js"
 import { NotFound, ValidationFailed, wire } from "../errors.js"
 import { Message, MessageList, MessageListQuery } from "../message.js"
 import { PathId } from "./path-id.js"
@@ -29,6 +29,7 @@ export class MessageHistoryGroup extends HttpApiGroup.make("messageHistory")
   )
   .add(
     HttpApiEndpoint.get("get", `${base}/:message_id`)
+      .setUrlParams(noQueryParams)
       .setPath(MessagePath)
       .addSuccess(Message)
       .addError(wire(NotFound))

@@ -1,6 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { optional } from "../common.js"
+import { noQueryParams, optional } from "../common.js"
 import {
   ChannelUnusable,
   ChatOnly,
@@ -28,6 +28,7 @@ export const IdempotencyHeaders = Schema.Struct({
 export class MessagesGroup extends HttpApiGroup.make("messages")
   .add(
     HttpApiEndpoint.post("send", "/platform/v1/messages")
+      .setUrlParams(noQueryParams)
       .setPayload(SendMessage)
       .setHeaders(IdempotencyHeaders)
       .addSuccess(SendResult)
@@ -51,6 +52,7 @@ export class MessagesGroup extends HttpApiGroup.make("messages")
   )
   .add(
     HttpApiEndpoint.post("markRead", "/platform/v1/messages/mark-read")
+      .setUrlParams(noQueryParams)
       .setPayload(MarkRead)
       .addSuccess(MarkReadResult)
       .addError(wire(NotFound))

@@ -1,6 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, Multipart, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { queryParams } from "../common.js"
+import { noQueryParams, queryParams } from "../common.js"
 import {
   ChannelUnusable,
   LegacyRowSupplyComponents,
@@ -35,6 +35,7 @@ const base = "/platform/v1/templates"
 export class TemplatesGroup extends HttpApiGroup.make("templates")
   .add(
     HttpApiEndpoint.post("create", base)
+      .setUrlParams(noQueryParams)
       .setPayload(TemplateCreate)
       .addSuccess(Template)
       .addError(wire(ValidationFailed))
@@ -62,6 +63,7 @@ export class TemplatesGroup extends HttpApiGroup.make("templates")
   )
   .add(
     HttpApiEndpoint.get("get", `${base}/:template_id`)
+      .setUrlParams(noQueryParams)
       .setPath(TemplatePath)
       .addSuccess(Template)
       .addError(wire(NotFound))
@@ -69,6 +71,7 @@ export class TemplatesGroup extends HttpApiGroup.make("templates")
   )
   .add(
     HttpApiEndpoint.patch("update", `${base}/:template_id`)
+      .setUrlParams(noQueryParams)
       .setPath(TemplatePath)
       .setPayload(TemplatePatch)
       .addSuccess(Template)
@@ -88,6 +91,7 @@ export class TemplatesGroup extends HttpApiGroup.make("templates")
   )
   .add(
     HttpApiEndpoint.del("delete", `${base}/:template_id`)
+      .setUrlParams(noQueryParams)
       .setPath(TemplatePath)
       .addSuccess(HttpApiSchema.NoContent)
       .addError(wire(NotFound))
@@ -98,6 +102,7 @@ export class TemplatesGroup extends HttpApiGroup.make("templates")
   )
   .add(
     HttpApiEndpoint.post("sync", `${base}/sync`)
+      .setUrlParams(noQueryParams)
       .setPayload(TemplateSync)
       .addSuccess(TemplateSyncResult)
       .addError(wire(ValidationFailed))

@@ -1,5 +1,5 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { queryParams } from "../common.js"
+import { noQueryParams, queryParams } from "../common.js"
 import { Schema } from "effect"
 import { DeliveryDetailQuery, DeliveryList, DeliveryListQuery, EventDelivery } from "../event-delivery.js"
 import { NotFound, StatusLocked, ValidationFailed, wire } from "../errors.js"
@@ -35,6 +35,7 @@ export class DeliveriesGroup extends HttpApiGroup.make("deliveries")
   )
   .add(
     HttpApiEndpoint.post("redeliver", `${base}/:delivery_id/redeliver`)
+      .setUrlParams(noQueryParams)
       .annotate(OpenApi.Summary, "Deliver an event again")
       .setPath(DeliveryPath)
       .addSuccess(EventDelivery, { status: 201 })

@@ -1,5 +1,5 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
-import { queryParams } from "../common.js"
+import { noQueryParams, queryParams } from "../common.js"
 import { Schema } from "effect"
 import { EventDelivery } from "../event-delivery.js"
 import { EventNotConfigured, NotFound, ValidationFailed, wire } from "../errors.js"
@@ -21,6 +21,7 @@ const base = "/platform/v1/webhooks/subscriptions"
 export class SubscriptionsGroup extends HttpApiGroup.make("subscriptions")
   .add(
     HttpApiEndpoint.post("create", base)
+      .setUrlParams(noQueryParams)
       .setPayload(WebhookSubscriptionCreate)
       .addSuccess(WebhookSubscription, { status: 201 })
       .addError(wire(ValidationFailed))
@@ -40,6 +41,7 @@ export class SubscriptionsGroup extends HttpApiGroup.make("subscriptions")
   )
   .add(
     HttpApiEndpoint.get("get", `${base}/:sub_id`)
+      .setUrlParams(noQueryParams)
       .annotate(OpenApi.Summary, "Get a subscription")
       .setPath(SubscriptionPath)
       .addSuccess(WebhookSubscription)
@@ -47,6 +49,7 @@ export class SubscriptionsGroup extends HttpApiGroup.make("subscriptions")
   )
   .add(
     HttpApiEndpoint.patch("update", `${base}/:sub_id`)
+      .setUrlParams(noQueryParams)
       .annotate(OpenApi.Summary, "Update a subscription")
       .setPath(SubscriptionPath)
       .setPayload(WebhookSubscriptionPatch)
@@ -57,6 +60,7 @@ export class SubscriptionsGroup extends HttpApiGroup.make("subscriptions")
   )
   .add(
     HttpApiEndpoint.del("delete", `${base}/:sub_id`)
+      .setUrlParams(noQueryParams)
       .annotate(OpenApi.Summary, "Delete a subscription")
       .setPath(SubscriptionPath)
       .addSuccess(HttpApiSchema.NoContent)
@@ -64,6 +68,7 @@ export class SubscriptionsGroup extends HttpApiGroup.make("subscriptions")
   )
   .add(
     HttpApiEndpoint.post("resume", `${base}/:sub_id/resume`)
+      .setUrlParams(noQueryParams)
       .annotate(OpenApi.Summary, "Resume a paused subscription")
       .setPath(SubscriptionPath)
       .addSuccess(WebhookSubscription)
@@ -76,6 +81,7 @@ export class SubscriptionsGroup extends HttpApiGroup.make("subscriptions")
   )
   .add(
     HttpApiEndpoint.post("rotateSecret", `${base}/:sub_id/rotate-secret`)
+      .setUrlParams(noQueryParams)
       .annotate(OpenApi.Summary, "Rotate a subscription's secret")
       .setPath(SubscriptionPath)
       .addSuccess(WebhookSubscription)
