@@ -245,6 +245,52 @@ layer(MessagingTestServer({ SANDBOX_CALLBACK_DELAY_MS: "600000" }), { timeout: 1
       expect((yield* broadcastRow(id)).status).toBe("draft")
     }))
 
+  it.scoped("a batch slowed past half the 2-minute lease hands its unsent recipients back: they are taken again under a fresh lease, and each is sent once", () =>
+    Effect.gen(function*() {
+      const s = yield* setup("bcs-lease")
+      const q = yield* sql
+      // One send a second: the batch's 63rd recipient is reached 61 s after the claim, past half the lease.
+      yield* q`update platform_channels set throughput_per_second = 1 where id = ${s.chat}`
+      const id = yield* sending(s, Array.from({ length: 64 }, () => freshTo()))
+      const before = yield* sandboxSends
+      const t0 = Math.floor(Date.now() / 1000) * 1000
+      // Waits (without time passing) until the pass sleeps for the slot at t0 + k s. A finished call leaves its
+      // 10-second upstream deadline among the clock's sleeps, so from k = 10 the slot is the second sleep at that time.
+      const sleepingUntil = (k: number) =>
+        TestClock.sleeps().pipe(
+          Effect.tap(() => Effect.yieldNow()),
+          Effect.repeat({ until: (at) => Chunk.size(Chunk.filter(at, (when) => when === t0 + k * 1000)) >= (k >= 10 ? 2 : 1) })
+        )
+      yield* Effect.gen(function*() {
+        yield* TestClock.setTime(t0)
+        const pass = yield* Effect.fork(runOnce)
+        // The k-th send waits for its slot at t0 + k s; the clock is moved to each slot exactly.
+        for (let k = 1; k <= 61; k++) {
+          yield* sleepingUntil(k)
+          yield* TestClock.setTime(t0 + k * 1000)
+        }
+        // At t0 + 61 s the last two recipients were handed back unsent and claimed again by the same
+        // pass, under a lease counted from now: the first claim (to t0 + 120 s) would have run out
+        // while they were still being sent, and another worker would have sent them a second time.
+        yield* sleepingUntil(62)
+        const rows = yield* recipientRows(id)
+        expect(rows.slice(0, 62).every((r) => r.status === "sent")).toBe(true)
+        expect(rows.slice(62).map((r) => [r.status, r.claimed_until?.getTime()])).toEqual([
+          ["pending", t0 + 61_000 + 120_000],
+          ["pending", t0 + 61_000 + 120_000]
+        ])
+        yield* TestClock.setTime(t0 + 62_000)
+        yield* sleepingUntil(63)
+        yield* TestClock.setTime(t0 + 63_000)
+        expect(yield* Fiber.join(pass)).toMatchObject({ sent: 64, failed: 0, finished: 1 })
+      }).pipe(Effect.provide(TestContext.TestContext))
+      expect((yield* sandboxSends) - before).toBe(64)
+      const rows = yield* recipientRows(id)
+      expect(new Set(rows.map((r) => r.meta_message_id)).size).toBe(64)
+      expect(rows.every((r) => r.status === "sent")).toBe(true)
+      expect((yield* broadcastRow(id)).status).toBe("completed")
+    }))
+
   it.scoped("the cycle ticks every 30 s on the clock: a scheduled broadcast starts on the first tick at or after scheduled_at", () =>
     Effect.gen(function*() {
       const s = yield* ctx
