@@ -72,15 +72,24 @@ export class BroadcastSender extends Effect.Service<BroadcastSender>()("@platfor
      * Claims up to a batch of pending recipients of sending broadcasts. SKIP LOCKED
      * keeps two workers off each other's rows while they claim, and the lease keeps
      * them off once claimed: a row is only taken when unclaimed or its lease expired.
+     * The batch takes the channels in turn (each one's first recipient, then each
+     * one's second, ...), so a big broadcast on one channel never holds up the other
+     * channels' broadcasts (of any account) behind its own batches.
      */
     const claim = (now: Date, skipChannels: ReadonlyArray<number>) =>
       sql<Claimed>`
-        with c as (
-          select r.id from broadcast_recipients r
+        with open as (
+          select r.id, row_number() over (partition by b.platform_channel_id order by r.broadcast_id, r.id) as turn
+          from broadcast_recipients r
           join broadcasts b on b.id = r.broadcast_id
           where b.status = 'sending' and r.status = 'pending' and (r.claimed_until is null or r.claimed_until <= ${now})
             and b.platform_channel_id <> all(${skipChannels}::bigint[])
-          order by r.broadcast_id, r.id
+        ),
+        c as (
+          select r.id from broadcast_recipients r
+          join open o on o.id = r.id
+          where r.status = 'pending' and (r.claimed_until is null or r.claimed_until <= ${now})
+          order by o.turn, r.id
           limit ${BROADCAST_BATCH_SIZE}
           for update of r skip locked
         )

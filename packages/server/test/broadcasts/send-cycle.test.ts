@@ -291,6 +291,39 @@ layer(MessagingTestServer({ SANDBOX_CALLBACK_DELAY_MS: "600000" }), { timeout: 1
       expect((yield* broadcastRow(id)).status).toBe("completed")
     }))
 
+  it.scoped("a big broadcast on one channel does not hold up another channel's broadcast until its first batches are sent", () =>
+    Effect.gen(function*() {
+      const big = yield* setup("bcs-fair-big")
+      const small = yield* setup("bcs-fair-small")
+      const q = yield* sql
+      // One send a second: the big broadcast's first 100 recipients take 100 s of clock.
+      yield* q`update platform_channels set throughput_per_second = 1 where id = ${big.chat}`
+      const bigId = yield* sending(big, Array.from({ length: 150 }, () => freshTo()))
+      const smallId = yield* sending(small, [freshTo()])
+      const t0 = Math.floor(Date.now() / 1000) * 1000
+      let bigSent = 0
+      yield* Effect.gen(function*() {
+        yield* TestClock.setTime(t0)
+        const pass = yield* Effect.fork(runOnce)
+        for (let k = 1;; k++) {
+          if ((yield* recipientRows(smallId))[0]!.status === "sent") break
+          // The big channel's k-th send waits for its slot at t0 + k s (from k = 10 beside an earlier call's deadline).
+          yield* TestClock.sleeps().pipe(
+            Effect.tap(() => Effect.yieldNow()),
+            Effect.repeat({ until: (at) => Chunk.size(Chunk.filter(at, (when) => when === t0 + k * 1000)) >= (k >= 10 ? 2 : 1) })
+          )
+          yield* TestClock.setTime(t0 + k * 1000)
+        }
+        bigSent = (yield* recipientRows(bigId)).filter((r) => r.status === "sent").length
+        expect((yield* api(big, "POST", `/${bigId}/cancel`)).status).toBe(200)
+        yield* TestClock.adjust(Duration.seconds(5))
+        yield* Fiber.join(pass)
+      }).pipe(Effect.provide(TestContext.TestContext))
+      // Sent alongside the big broadcast's first sends, not after its first batch of 100.
+      expect(bigSent).toBeLessThan(10)
+      expect((yield* broadcastRow(smallId)).status).toBe("completed")
+    }))
+
   it.scoped("the cycle ticks every 30 s on the clock: a scheduled broadcast starts on the first tick at or after scheduled_at", () =>
     Effect.gen(function*() {
       const s = yield* ctx
