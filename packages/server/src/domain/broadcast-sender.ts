@@ -174,12 +174,15 @@ export class BroadcastSender extends Effect.Service<BroadcastSender>()("@platfor
       returning b.id`.pipe(Effect.orDie)
 
     const runOnce = Effect.fn("BroadcastSender.runOnce")(function*() {
-      const started = yield* startDue(new Date(yield* Clock.currentTimeMillis))
+      let started = 0
       let sent = 0
       let failed = 0
       const busy: Array<number> = []
       while (true) {
         const claimedAt = yield* Clock.currentTimeMillis
+        // Before each batch, not once a pass: a pass lasts as long as there is something to send, and a
+        // broadcast that comes due meanwhile joins the next batch instead of waiting for the pass to end.
+        started += (yield* startDue(new Date(claimedAt))).length
         const batch = yield* claim(new Date(claimedAt), busy)
         if (batch.length === 0) break
         const byChannel = new Map<number, Array<Claimed>>()
@@ -197,7 +200,7 @@ export class BroadcastSender extends Effect.Service<BroadcastSender>()("@platfor
         })
       }
       const finished = yield* finish
-      return { started: started.length, sent, failed, finished: finished.length } satisfies CycleResult
+      return { started, sent, failed, finished: finished.length } satisfies CycleResult
     })
 
     return { runOnce } as const

@@ -289,7 +289,7 @@ layer(MessagingTestServer({ SANDBOX_CALLBACK_DELAY_MS: "600000" }), { timeout: 1
       expect(new Set(rows.map((r) => r.meta_message_id)).size).toBe(64)
       expect(rows.every((r) => r.status === "sent")).toBe(true)
       expect((yield* broadcastRow(id)).status).toBe("completed")
-    }))
+    }), 120_000)
 
   it.scoped("a big broadcast on one channel does not hold up another channel's broadcast until its first batches are sent", () =>
     Effect.gen(function*() {
@@ -322,7 +322,47 @@ layer(MessagingTestServer({ SANDBOX_CALLBACK_DELAY_MS: "600000" }), { timeout: 1
       // Sent alongside the big broadcast's first sends, not after its first batch of 100.
       expect(bigSent).toBeLessThan(10)
       expect((yield* broadcastRow(smallId)).status).toBe("completed")
-    }))
+    }), 120_000)
+
+  it.scoped("a broadcast that comes due during a long pass is started by that pass at its next batch, not after the pass", () =>
+    Effect.gen(function*() {
+      const big = yield* setup("bcs-due-big")
+      const later = yield* setup("bcs-due-later")
+      const q = yield* sql
+      yield* q`update platform_channels set throughput_per_second = 1 where id = ${big.chat}`
+      const bigId = yield* sending(big, Array.from({ length: 150 }, () => freshTo()))
+      const t0 = Math.floor(Date.now() / 1000) * 1000
+      const laterId = yield* draftWith(later, [freshTo()])
+      const scheduled = yield* api(later, "POST", `/${laterId}/schedule`, { scheduled_at: new Date(t0 + 5_000).toISOString() })
+      expect(scheduled.status, scheduled.text).toBe(200)
+      let bigSent = 0
+      yield* Effect.gen(function*() {
+        yield* TestClock.setTime(t0)
+        const pass = yield* Effect.fork(runOnce)
+        for (let k = 1;; k++) {
+          if ((yield* recipientRows(laterId))[0]!.status === "sent") break
+          // The big channel's k-th slot (as above), unless the pass is over.
+          const [, over] = yield* Effect.zip(TestClock.sleeps(), Fiber.poll(pass)).pipe(
+            Effect.tap(() => Effect.yieldNow()),
+            Effect.repeat({
+              until: ([at, over]) =>
+                over._tag === "Some" || Chunk.size(Chunk.filter(at, (when) => when === t0 + k * 1000)) >= (k >= 10 ? 2 : 1)
+            })
+          )
+          if (over._tag === "Some") break
+          yield* TestClock.setTime(t0 + k * 1000)
+        }
+        bigSent = (yield* recipientRows(bigId)).filter((r) => r.status === "sent").length
+        // Stops the big broadcast (passes are global; a 409 when it already completed, without the due one sent).
+        yield* api(big, "POST", `/${bigId}/cancel`)
+        yield* TestClock.adjust(Duration.seconds(5))
+        yield* Fiber.join(pass)
+      }).pipe(Effect.provide(TestContext.TestContext))
+      // The first batch (100) is handed back at t0 + 61 s; the next one starts and sends the due broadcast.
+      expect((yield* recipientRows(laterId))[0]!.status).toBe("sent")
+      expect(bigSent).toBeLessThan(100)
+      expect((yield* broadcastRow(laterId)).status).toBe("completed")
+    }), 120_000)
 
   it.scoped("the cycle ticks every 30 s on the clock: a scheduled broadcast starts on the first tick at or after scheduled_at", () =>
     Effect.gen(function*() {
