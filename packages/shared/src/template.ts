@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { Id, type Issue, NonEmptyString, Timestamp, optional, requestBody } from "./common.js"
+import { Id, type Issue, NonBlankString, NonEmptyString, Timestamp, optional, requestBody } from "./common.js"
 import { BooleanParam, IntegerParam } from "./param.js"
 import {
   CAROUSEL_MAX_CARDS,
@@ -295,6 +295,8 @@ export const templateComponentIssues = (
     }
     if (auth && b.text !== undefined) {
       issues.push({ path: [...at, "text"], message: "BODY text is forbidden for the authentication category" })
+    } else if (b.text !== undefined && !/\S/u.test(b.text)) {
+      issues.push({ path: [...at, "text"], message: "BODY text must not be empty or only whitespace" })
     }
     if (category !== undefined && !auth && b.add_security_recommendation !== undefined) {
       issues.push({
@@ -385,7 +387,7 @@ export const TemplateCreate = requestBody(
   Schema.Struct({
     channel_id: Id,
     name: NonEmptyString,
-    language_code: NonEmptyString,
+    language_code: NonBlankString,
     category: TemplateCategory,
     body_text: optional(Schema.String),
     variables: optional(Schema.Array(Schema.String)),
@@ -398,6 +400,7 @@ export const TemplateCreate = requestBody(
           return [{ path: ["components"], message: "the authentication category requires components" }]
         }
         if (t.body_text === undefined) return [{ path: ["body_text"], message: "body_text or components is required" }]
+        if (!/\S/u.test(t.body_text)) return [{ path: ["body_text"], message: "must not be empty or only whitespace" }]
         if (t.parameter_format !== undefined) {
           return [{ path: ["parameter_format"], message: "parameter_format goes with components" }]
         }

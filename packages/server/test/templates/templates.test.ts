@@ -147,6 +147,11 @@ layer(MessagingTestServer(), { timeout: 120_000, excludeTestServices: true })("t
     ["two BODY components", () => ({ components: [{ type: "BODY", text: "a" }, { type: "BODY", text: "b" }] }), ["body", "components", 1, "type"], /at most one BODY/],
     ["a carousel of one card", () => ({ components: [{ type: "BODY", text: "a" }, { type: "CAROUSEL", cards: [{ components: [{ type: "BODY", text: "c" }] }] }] }), ["body", "components", 1, "cards"], /2 to 10 cards/],
     ["placeholders without example values", () => ({ body_text: "Hi {{1}}" }), ["body", "variables"], /1 placeholder/],
+    ["an empty legacy body_text", () => ({ body_text: "" }), ["body", "body_text"], /empty/],
+    ["a legacy body_text of only whitespace", () => ({ body_text: "  \n " }), ["body", "body_text"], /empty or only whitespace/],
+    ["a BODY component whose text is only whitespace", () => ({ components: [{ type: "BODY", text: " " }] }), ["body", "components", 0, "text"], /empty or only whitespace/],
+    ["a carousel card BODY with empty text", () => ({ components: [{ type: "BODY", text: "a" }, { type: "CAROUSEL", cards: [{ components: [{ type: "BODY", text: "c" }] }, { components: [{ type: "BODY", text: "" }] }] }] }), ["body", "components", 1, "cards", 1, "components", 0, "text"], /empty/],
+    ["a language_code of only whitespace", () => ({ language_code: "  ", body_text: "Hi" }), ["body", "language_code"], /empty or only whitespace/],
     ["a name Meta refuses", () => ({ name: "Order Update", body_text: "Hi" }), ["body", "name"], /lower case/],
     ["an unknown field", () => ({ body_text: "Hi", colour: "red" }), ["body", "colour"], /./]
   ]
