@@ -278,6 +278,13 @@ export const TemplateComponents = Schema.Array(TemplateComponent).pipe(
   Schema.filter((cs) => scopeIssues(cs, "template"))
 )
 
+/** Distinct placeholder names (`{{1}}`, `{{first_name}}`) of a BODY text, in order of first appearance. */
+const bodyPlaceholders = (text: string | undefined): ReadonlyArray<string> => {
+  const out: Array<string> = []
+  for (const match of (text ?? "").matchAll(/\{\{\s*([A-Za-z0-9_]+)\s*\}\}/g)) if (!out.includes(match[1]!)) out.push(match[1]!)
+  return out
+}
+
 /**
  * Category-dependent rules across components (SPEC §2.2); paths are relative to the
  * component list. Exported for the server, which checks a PATCH against the stored row.
@@ -303,6 +310,38 @@ export const templateComponentIssues = (
         path: [...at, "add_security_recommendation"],
         message: "add_security_recommendation is for the authentication category only"
       })
+    }
+    const placeholders = bodyPlaceholders(b.text)
+    const listed = placeholders.map((p) => `{{${p}}}`).join(", ")
+    if (b.example === undefined) {
+      if (placeholders.length > 0) {
+        issues.push({
+          path: [...at, "example"],
+          message: `the BODY text has ${placeholders.length} placeholder(s) (${listed}): example gives a sample value for each`
+        })
+      }
+    } else if (b.example.body_text !== undefined) {
+      const values = b.example.body_text[0] ?? []
+      if (values.length !== placeholders.length) {
+        issues.push({
+          path: [...at, "example", "body_text", 0],
+          message: `the BODY text has ${placeholders.length} placeholder(s)${placeholders.length > 0 ? ` (${listed})` : ""}: ` +
+            `give one sample value for each, in order (${values.length} given)`
+        })
+      }
+    } else if (b.example.body_text_named_params !== undefined) {
+      const names = b.example.body_text_named_params.map((p) => p.param_name)
+      const missing = placeholders.filter((p) => !names.includes(p))
+      const extra = names.filter((n) => !placeholders.includes(n))
+      if (missing.length > 0 || extra.length > 0) {
+        issues.push({
+          path: [...at, "example", "body_text_named_params"],
+          message: [
+            missing.length > 0 ? `no sample for ${missing.map((p) => `{{${p}}}`).join(", ")}` : undefined,
+            extra.length > 0 ? `no placeholder for ${extra.join(", ")}` : undefined
+          ].filter((m) => m !== undefined).join("; ") + ": give one sample per placeholder of the BODY text"
+        })
+      }
     }
     if (parameter_format === "NAMED" && b.example?.body_text !== undefined) {
       issues.push({ path: [...at, "example", "body_text"], message: "a NAMED template uses body_text_named_params" })

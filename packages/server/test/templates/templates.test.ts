@@ -152,6 +152,10 @@ layer(MessagingTestServer(), { timeout: 120_000, excludeTestServices: true })("t
     ["a BODY component whose text is only whitespace", () => ({ components: [{ type: "BODY", text: " " }] }), ["body", "components", 0, "text"], /empty or only whitespace/],
     ["a carousel card BODY with empty text", () => ({ components: [{ type: "BODY", text: "a" }, { type: "CAROUSEL", cards: [{ components: [{ type: "BODY", text: "c" }] }, { components: [{ type: "BODY", text: "" }] }] }] }), ["body", "components", 1, "cards", 1, "components", 0, "text"], /empty/],
     ["a language_code of only whitespace", () => ({ language_code: "  ", body_text: "Hi" }), ["body", "language_code"], /empty or only whitespace/],
+    ["a BODY component with placeholders and no example", () => ({ components: [{ type: "BODY", text: "Hi {{1}}, order {{2}}" }] }), ["body", "components", 0, "example"], /2 placeholder/],
+    ["a BODY example with more values than placeholders", () => ({ components: [{ type: "BODY", text: "Hi {{1}}", example: { body_text: [["Ana", "A-17"]] } }] }), ["body", "components", 0, "example", "body_text", 0], /1 placeholder.*2 given/],
+    ["a NAMED BODY example missing a placeholder", () => ({ parameter_format: "NAMED", components: [{ type: "BODY", text: "Hi {{first_name}}, order {{order}}", example: { body_text_named_params: [{ param_name: "first_name", example: "Ana" }] } }] }), ["body", "components", 0, "example", "body_text_named_params"], /no sample for \{\{order\}\}/],
+    ["a carousel card BODY with placeholders and no example", () => ({ components: [{ type: "BODY", text: "a" }, { type: "CAROUSEL", cards: [{ components: [{ type: "BODY", text: "c {{1}}" }] }, { components: [{ type: "BODY", text: "d" }] }] }] }), ["body", "components", 1, "cards", 0, "components", 0, "example"], /1 placeholder/],
     ["a name Meta refuses", () => ({ name: "Order Update", body_text: "Hi" }), ["body", "name"], /lower case/],
     ["an unknown field", () => ({ body_text: "Hi", colour: "red" }), ["body", "colour"], /./]
   ]
