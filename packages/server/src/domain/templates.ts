@@ -16,7 +16,7 @@ import {
   ValidationFailed
 } from "@platform/shared"
 import type { Multipart } from "@effect/platform"
-import { Clock, Effect, type Stream } from "effect"
+import { Clock, Effect, Fiber, type Stream } from "effect"
 import { toSendErrorBody, type UpstreamError, type UpstreamFailure as UpstreamCallFailure, type UpstreamRequestInvalid } from "../upstream/errors.js"
 import { Upstream } from "../upstream/upstream.js"
 import { ChannelCredentialsCache, type UsableChannel } from "./channel-credentials.js"
@@ -61,6 +61,15 @@ const isTemplateMissing = (e: UpstreamCallFailure | UpstreamRequestInvalid) =>
 const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value))
 
 const lower = (s: string | null) => s?.toLowerCase() ?? null
+
+/**
+ * Runs `effect` to its end even when the caller is interrupted (a client hanging up): the
+ * caller waits for it, and the effect itself stays interruptible inside, so the gateway's
+ * deadlines still cut a slow upstream call short. A daemon: a child fiber would receive the
+ * caller's interruption too.
+ */
+const toTheEnd = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.uninterruptibleMask((restore) => Effect.flatMap(Effect.forkDaemon(restore(effect)), Fiber.join))
 
 /** How long a create may wait for the upstream (gateway deadline 10 s, 3 retries with backoff), with room to spare. */
 const SUBMITTING_MS = 120_000
@@ -133,40 +142,45 @@ export class Templates extends Effect.Service<Templates>()("@platform/server/Tem
         components = input.components
         columns = derivedColumns(input.components, input.body_text)
       }
-      // The row is written (pending, no upstream id yet) before the submit: a status callback that
-      // beats the submit's answer then finds it by name and language, and the unique key refuses a
-      // second create of the same template before anything reaches the upstream.
-      const [pending] = yield* sql<{ id: number }>`
-        insert into templates (developer_account_id, platform_channel_id, name, language_code, category, body_text, variables,
-          components, parameter_format, header_format, meta_status)
-        values (${accountId}, ${channel.id}, ${input.name}, ${input.language_code}, ${input.category}, ${columns.body_text},
-          ${json(columns.variables)}::jsonb, ${json(input.components)}::jsonb, ${input.parameter_format ?? null},
-          ${columns.header_format}, 'pending')
-        returning id`.pipe(
-        Effect.catchTag("SqlError", (e) => (isUniqueViolation(e) ? Effect.fail(duplicate(input)) : Effect.die(e)))
-      )
-      const submitted = yield* upstream.createTemplate(channel.creds, {
-        name: input.name,
-        language: input.language_code,
-        category: input.category,
-        components,
-        parameter_format: input.parameter_format
-      }).pipe(
-        Effect.tapError(() => sql`delete from templates where id = ${pending!.id}`.pipe(Effect.orDie)),
-        Effect.mapError(upstreamFailed)
-      )
-      // A callback already applied (it sets the upstream id) has the newer status: it stays.
-      const [row] = yield* sql<TemplateRow>`
-        update templates set
-          meta_status = case when meta_template_id is null then ${submitted.status.toLowerCase()} else meta_status end,
-          meta_category = coalesce(meta_category, ${submitted.category.toLowerCase()}),
-          meta_template_id = coalesce(meta_template_id, ${submitted.id}),
-          updated_at = now()
-        where id = ${pending!.id}
-        returning ${sql.unsafe(TEMPLATE_COLUMNS)}`.pipe(Effect.orDie)
-      // DELETE refuses a row being submitted (SUBMITTING_MS), so the row is still here.
-      if (row === undefined) return yield* Effect.dieMessage(`template ${pending!.id} was deleted while it was being submitted`)
-      return templateToWire(row)
+      // Run to its end from the insert to the final update: a client that hangs up mid-submit
+      // would otherwise leave the row pending without its upstream id (DELETE refused, a retried
+      // create a duplicate) while the upstream may well have the template.
+      return yield* toTheEnd(Effect.gen(function*() {
+        // The row is written (pending, no upstream id yet) before the submit: a status callback that
+        // beats the submit's answer then finds it by name and language, and the unique key refuses a
+        // second create of the same template before anything reaches the upstream.
+        const [pending] = yield* sql<{ id: number }>`
+          insert into templates (developer_account_id, platform_channel_id, name, language_code, category, body_text, variables,
+            components, parameter_format, header_format, meta_status)
+          values (${accountId}, ${channel.id}, ${input.name}, ${input.language_code}, ${input.category}, ${columns.body_text},
+            ${json(columns.variables)}::jsonb, ${json(input.components)}::jsonb, ${input.parameter_format ?? null},
+            ${columns.header_format}, 'pending')
+          returning id`.pipe(
+          Effect.catchTag("SqlError", (e) => (isUniqueViolation(e) ? Effect.fail(duplicate(input)) : Effect.die(e)))
+        )
+        const submitted = yield* upstream.createTemplate(channel.creds, {
+          name: input.name,
+          language: input.language_code,
+          category: input.category,
+          components,
+          parameter_format: input.parameter_format
+        }).pipe(
+          Effect.tapError(() => sql`delete from templates where id = ${pending!.id}`.pipe(Effect.orDie)),
+          Effect.mapError(upstreamFailed)
+        )
+        // A callback already applied (it sets the upstream id) has the newer status: it stays.
+        const [row] = yield* sql<TemplateRow>`
+          update templates set
+            meta_status = case when meta_template_id is null then ${submitted.status.toLowerCase()} else meta_status end,
+            meta_category = coalesce(meta_category, ${submitted.category.toLowerCase()}),
+            meta_template_id = coalesce(meta_template_id, ${submitted.id}),
+            updated_at = now()
+          where id = ${pending!.id}
+          returning ${sql.unsafe(TEMPLATE_COLUMNS)}`.pipe(Effect.orDie)
+        // DELETE refuses a row being submitted (SUBMITTING_MS), so the row is still here.
+        if (row === undefined) return yield* Effect.dieMessage(`template ${pending!.id} was deleted while it was being submitted`)
+        return templateToWire(row)
+      }))
     })
 
     const list = Effect.fn("Templates.list")(function*(accountId: number, query: TemplateListQuery) {
@@ -235,60 +249,64 @@ export class Templates extends Effect.Service<Templates>()("@platform/server/Tem
       const category = patch.category ?? row.category
       const parameter_format = patch.parameter_format ?? row.parameter_format ?? undefined
 
-      // Pending from before the call: a second PATCH meanwhile is 409, and a review callback that
-      // beats the edit's answer moves the row on from pending (and is kept).
-      const claimed = yield* sql`update templates set meta_status = 'pending', updated_at = now()
-        where id = ${row.id} and developer_account_id = ${accountId} and lower(coalesce(meta_status, '')) <> 'pending'
-        returning id`.pipe(Effect.orDie)
-      if (claimed.length === 0) {
-        return yield* new StatusLocked({ message: "the template is being edited or reviewed upstream; try again once it is approved or rejected", status: "pending" })
-      }
-      const release = sql`update templates set meta_status = ${row.meta_status}, updated_at = now()
-        where id = ${row.id} and meta_status = 'pending'`.pipe(Effect.orDie)
+      // Run to its end from the claim to the final update: a client that hangs up mid-edit would
+      // otherwise leave the row pending (every later PATCH 409) whatever the upstream answered.
+      return yield* toTheEnd(Effect.gen(function*() {
+        // Pending from before the call: a second PATCH meanwhile is 409, and a review callback that
+        // beats the edit's answer moves the row on from pending (and is kept).
+        const claimed = yield* sql`update templates set meta_status = 'pending', updated_at = now()
+          where id = ${row.id} and developer_account_id = ${accountId} and lower(coalesce(meta_status, '')) <> 'pending'
+          returning id`.pipe(Effect.orDie)
+        if (claimed.length === 0) {
+          return yield* new StatusLocked({ message: "the template is being edited or reviewed upstream; try again once it is approved or rejected", status: "pending" })
+        }
+        const release = sql`update templates set meta_status = ${row.meta_status}, updated_at = now()
+          where id = ${row.id} and meta_status = 'pending'`.pipe(Effect.orDie)
 
-      // A row never submitted (no upstream id) is submitted now; any other is edited in place upstream.
-      const submit = row.meta_template_id === null
-        ? upstream.createTemplate(channel.creds, { name: row.name, language: row.language_code, category, components, parameter_format })
-        : upstream.editTemplate(channel.creds, row.meta_template_id, {
-          components,
-          category: patch.category,
-          parameter_format: patch.parameter_format
-        }).pipe(Effect.as({ id: row.meta_template_id, status: "PENDING", category: category.toUpperCase() }))
-      const outcome = yield* submit.pipe(
-        Effect.map((r) => ({ rejected: false as const, meta_template_id: r.id, meta_status: r.status.toLowerCase(), meta_category: r.category.toLowerCase(), reason: null })),
-        Effect.catchIf(isEditRejection, (e) =>
-          Effect.succeed({
-            rejected: true as const,
-            meta_template_id: row.meta_template_id,
-            meta_status: "rejected",
-            meta_category: row.meta_category,
-            reason: e.meta_title !== null && e.meta_title !== e.message ? `${e.meta_title}: ${e.message}` : e.message
-          })),
-        Effect.tapError(() => release),
-        Effect.mapError(upstreamFailed)
-      )
+        // A row never submitted (no upstream id) is submitted now; any other is edited in place upstream.
+        const submit = row.meta_template_id === null
+          ? upstream.createTemplate(channel.creds, { name: row.name, language: row.language_code, category, components, parameter_format })
+          : upstream.editTemplate(channel.creds, row.meta_template_id, {
+            components,
+            category: patch.category,
+            parameter_format: patch.parameter_format
+          }).pipe(Effect.as({ id: row.meta_template_id, status: "PENDING", category: category.toUpperCase() }))
+        const outcome = yield* submit.pipe(
+          Effect.map((r) => ({ rejected: false as const, meta_template_id: r.id, meta_status: r.status.toLowerCase(), meta_category: r.category.toLowerCase(), reason: null })),
+          Effect.catchIf(isEditRejection, (e) =>
+            Effect.succeed({
+              rejected: true as const,
+              meta_template_id: row.meta_template_id,
+              meta_status: "rejected",
+              meta_category: row.meta_category,
+              reason: e.meta_title !== null && e.meta_title !== e.message ? `${e.meta_title}: ${e.message}` : e.message
+            })),
+          Effect.tapError(() => release),
+          Effect.mapError(upstreamFailed)
+        )
 
-      const derived = patch.components !== undefined ? derivedColumns(patch.components, patch.body_text ?? row.body_text) : undefined
-      const bodyText = patch.body_text ?? derived?.body_text ?? row.body_text
-      const variables = patch.variables ?? derived?.variables ?? row.variables
-      // Accepted: the status is the submit's only while no callback has moved the row on from pending.
-      const [updated] = yield* sql<TemplateRow>`
-        update templates set
-          body_text = ${bodyText},
-          variables = ${json(variables)}::jsonb,
-          category = ${category},
-          components = ${json(components)}::jsonb,
-          parameter_format = ${parameter_format ?? null},
-          header_format = ${derived !== undefined ? derived.header_format : row.header_format},
-          meta_status = ${outcome.rejected ? sql`${outcome.meta_status}` : sql`case when meta_status = 'pending' then ${outcome.meta_status} else meta_status end`},
-          meta_category = ${outcome.meta_category},
-          meta_template_id = coalesce(meta_template_id, ${outcome.meta_template_id}),
-          meta_rejection_reason = ${outcome.rejected ? sql`${outcome.reason}` : sql`case when meta_status = 'pending' then null else meta_rejection_reason end`},
-          updated_at = now()
-        where id = ${row.id} and developer_account_id = ${accountId}
-        returning ${sql.unsafe(TEMPLATE_COLUMNS)}`.pipe(Effect.orDie)
-      if (updated === undefined) return yield* new NotFound({ message: "template not found" })
-      return templateToWire(updated)
+        const derived = patch.components !== undefined ? derivedColumns(patch.components, patch.body_text ?? row.body_text) : undefined
+        const bodyText = patch.body_text ?? derived?.body_text ?? row.body_text
+        const variables = patch.variables ?? derived?.variables ?? row.variables
+        // Accepted: the status is the submit's only while no callback has moved the row on from pending.
+        const [updated] = yield* sql<TemplateRow>`
+          update templates set
+            body_text = ${bodyText},
+            variables = ${json(variables)}::jsonb,
+            category = ${category},
+            components = ${json(components)}::jsonb,
+            parameter_format = ${parameter_format ?? null},
+            header_format = ${derived !== undefined ? derived.header_format : row.header_format},
+            meta_status = ${outcome.rejected ? sql`${outcome.meta_status}` : sql`case when meta_status = 'pending' then ${outcome.meta_status} else meta_status end`},
+            meta_category = ${outcome.meta_category},
+            meta_template_id = coalesce(meta_template_id, ${outcome.meta_template_id}),
+            meta_rejection_reason = ${outcome.rejected ? sql`${outcome.reason}` : sql`case when meta_status = 'pending' then null else meta_rejection_reason end`},
+            updated_at = now()
+          where id = ${row.id} and developer_account_id = ${accountId}
+          returning ${sql.unsafe(TEMPLATE_COLUMNS)}`.pipe(Effect.orDie)
+        if (updated === undefined) return yield* new NotFound({ message: "template not found" })
+        return templateToWire(updated)
+      }))
     })
 
     const remove = Effect.fn("Templates.delete")(function*(accountId: number, id: number) {

@@ -1,8 +1,10 @@
 import { afterAll, afterEach, beforeAll, expect, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Exit, Fiber, Schema } from "effect"
 import { http, HttpResponse } from "msw"
 import { setupServer } from "msw/node"
+import { TemplateCreate } from "@platform/shared"
 import { Secrets } from "../../src/crypto/secrets.js"
+import { Templates } from "../../src/domain/templates.js"
 import { baseUrl, createKey, signup } from "../auth/support.js"
 import { GRAPH, makeRecorder, META_RESPONSES, successHandlers, VERSION } from "../fixtures/meta/index.js"
 import { signedBody, waEnvelope } from "../fixtures/meta/inbound.js"
@@ -66,6 +68,10 @@ const reviewCallback = async (base: string, t: { readonly id: string; readonly n
   })
   await res.text()
 }
+
+/** Signals a fiber's interruption at once, without waiting for it (the caller hanging up). */
+const interruptNow = (fiber: Fiber.RuntimeFiber<unknown, unknown>) =>
+  Effect.fiberIdWith((id) => Effect.sync(() => fiber.unsafeInterruptAsFork(id)))
 
 const graphError = (status: number, error: Record<string, unknown>) => () => HttpResponse.json({ error }, { status })
 
@@ -141,6 +147,52 @@ layer(MessagingTestServer({ UPSTREAM: "meta", META_GRAPH_URL: GRAPH, META_GRAPH_
       const events = yield* q<{ n: number }>`select count(*)::int as n from events
         where event_type = 'template.status_changed' and developer_account_id = ${s.dev.accountId}`
       expect(events[0]!.n).toBe(2)
+    }))
+
+  it.effect("a create or an edit whose caller hangs up while Meta is answering still finishes: the row has Meta's id, or the new components", () =>
+    Effect.gen(function*() {
+      const s = yield* ctx
+      const templates = yield* Templates
+      const q = yield* sql
+      /** A Meta endpoint that answers only once the test lets it (or once the call is abandoned). */
+      const held = () => {
+        let entered!: () => void
+        let release!: () => void
+        const inside = new Promise<void>((r) => (entered = r))
+        const released = new Promise<void>((r) => (release = r))
+        const answer = (body: Record<string, unknown>) => async ({ request: r }: { request: Request }) => {
+          entered()
+          await Promise.race([released, new Promise((r2) => r.signal.addEventListener("abort", r2))])
+          return HttpResponse.json(body)
+        }
+        return { inside, release, answer }
+      }
+
+      const name = uniqueName("hangup")
+      const create = held()
+      msw.use(http.post(`${GRAPH}/${VERSION}/:waba/message_templates`, create.answer({ id: "888000111", status: "PENDING", category: "UTILITY" })))
+      const input = Schema.decodeUnknownSync(TemplateCreate)({
+        channel_id: s.chat, name, language_code: "en_US", category: "utility", components: [{ type: "BODY", text: "Hi" }]
+      })
+      const creating = yield* Effect.fork(templates.create(s.dev.accountId, input))
+      yield* Effect.promise(() => create.inside)
+      yield* interruptNow(creating)
+      create.release()
+      expect(Exit.isInterrupted(yield* Fiber.await(creating))).toBe(true)
+      const [created] = yield* q<{ meta_status: string; meta_template_id: string | null }>`
+        select meta_status, meta_template_id from templates where name = ${name}`
+      expect(created).toEqual({ meta_status: "pending", meta_template_id: "888000111" })
+
+      const id = yield* approvedRow(s.dev.accountId, s.chat, "888000222")
+      const edit = held()
+      msw.use(http.post(`${GRAPH}/${VERSION}/888000222`, edit.answer({ success: true })))
+      const editing = yield* Effect.fork(templates.update(s.dev.accountId, id, { components: [{ type: "BODY", text: "Hello" }] }))
+      yield* Effect.promise(() => edit.inside)
+      yield* interruptNow(editing)
+      edit.release()
+      expect(Exit.isInterrupted(yield* Fiber.await(editing))).toBe(true)
+      const [edited] = yield* q<{ meta_status: string; components: unknown }>`select meta_status, components from templates where id = ${id}`
+      expect(edited).toEqual({ meta_status: "pending", components: [{ type: "BODY", text: "Hello" }] })
     }))
 
   it.effect("sync follows Meta's after cursor (never the next URL with its token) and is idempotent", () =>
