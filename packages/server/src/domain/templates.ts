@@ -320,15 +320,17 @@ export class Templates extends Effect.Service<Templates>()("@platform/server/Tem
       }
       if (row.platform_channel_id !== null) {
         const channel = yield* rowChannel(accountId, row)
-        yield* upstream.deleteTemplate(channel.creds, { name: row.name, hsm_id: row.meta_template_id ?? undefined }).pipe(
-          Effect.catchIf(isTemplateMissing, () => Effect.void),
+        // Without Meta's id (a crashed create's leftover, an old row), it is looked up by name and
+        // language: a delete by name alone would take every language of the name with it.
+        const hsmId = row.meta_template_id ?? (yield* upstream.listTemplates(channel.creds, { name: row.name }).pipe(
+          Effect.map((listed) => listed.find((t) => t.name === row.name && t.language === row.language_code)?.id ?? null),
           Effect.mapError(upstreamFailed)
-        )
-        if (row.meta_template_id === null) {
-          // Deleted upstream by name alone: every language of that name went with it.
-          yield* sql`delete from templates where platform_channel_id = ${row.platform_channel_id} and name = ${row.name}
-            and developer_account_id = ${accountId}`.pipe(Effect.orDie)
-          return
+        ))
+        if (hsmId !== null) {
+          yield* upstream.deleteTemplate(channel.creds, { name: row.name, hsm_id: hsmId }).pipe(
+            Effect.catchIf(isTemplateMissing, () => Effect.void),
+            Effect.mapError(upstreamFailed)
+          )
         }
       }
       yield* sql`delete from templates where id = ${row.id} and developer_account_id = ${accountId}`.pipe(Effect.orDie)

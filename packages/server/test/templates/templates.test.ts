@@ -385,6 +385,28 @@ layer(MessagingTestServer(), { timeout: 120_000, excludeTestServices: true })("t
       expect((yield* request("GET", `/platform/v1/templates/${row!.id}`, { key: s.key })).status).toBe(404)
     }))
 
+  it.effect("DELETE of a row without the upstream id removes that language only, here and upstream, not the other languages of its name", () =>
+    Effect.gen(function*() {
+      const s = yield* ctx
+      const state = yield* SandboxState
+      const q = yield* sql
+      const name = uniqueName("langs")
+      const en = yield* create(s.key, { channel_id: s.chat, name, language_code: "en_US", category: "utility", body_text: "Hi" })
+      const es = yield* create(s.key, { channel_id: s.chat, name, language_code: "es", category: "utility", body_text: "Hola" })
+      expect([en.status, es.status], en.text + es.text).toEqual([200, 200])
+      yield* state.awaitCallbacks
+      // As a crashed create (or an old row) leaves it: no upstream id, long past its create.
+      yield* q`update templates set meta_template_id = null, created_at = now() - interval '3 minutes' where id = ${en.body.id}`
+
+      const deleted = yield* request("DELETE", `/platform/v1/templates/${en.body.id}`, { key: s.key })
+      expect(deleted.status, deleted.text).toBe(204)
+      expect((yield* request("GET", `/platform/v1/templates/${en.body.id}`, { key: s.key })).status).toBe(404)
+      const kept = yield* request("GET", `/platform/v1/templates/${es.body.id}`, { key: s.key })
+      expect(kept.status, kept.text).toBe(200)
+      const upstream = [...state.templates.values()].filter((t) => t.name === name).map((t) => t.language)
+      expect(upstream).toEqual(["es"])
+    }))
+
   it.effect("DELETE removes the template upstream and here (204); afterwards, and for another account, 404", () =>
     Effect.gen(function*() {
       const s = yield* ctx
