@@ -1,5 +1,6 @@
 import { SqlClient, type SqlError } from "@effect/sql"
 import {
+  type CardComponent,
   ChannelUnusable,
   type HeaderMediaResult,
   LegacyRowSupplyComponents,
@@ -58,6 +59,18 @@ const isEditRejection = (e: UpstreamCallFailure | UpstreamRequestInvalid): e is 
 const isTemplateMissing = (e: UpstreamCallFailure | UpstreamRequestInvalid) =>
   e._tag === "UpstreamError" && (e.http_status === 404 || e.meta_subcode === 2593002)
 
+/** 422 at each component issue (paths relative to `components`). */
+const componentIssues = (issues: ReadonlyArray<{ readonly path: ReadonlyArray<PropertyKey>; readonly message: string }>) =>
+  new ValidationFailed({
+    detail: issues.map((i) => ({
+      loc: ["body", "components", ...i.path.map((k) => (typeof k === "number" ? k : String(k)))],
+      msg: i.message,
+      type: "value_error",
+      input: null,
+      ctx: {}
+    }))
+  })
+
 const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value))
 
 const lower = (s: string | null) => s?.toLowerCase() ?? null
@@ -70,6 +83,28 @@ const lower = (s: string | null) => s?.toLowerCase() ?? null
  */
 const toTheEnd = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.uninterruptibleMask((restore) => Effect.flatMap(Effect.forkDaemon(restore(effect)), Fiber.join))
+
+/**
+ * Meta reads the placeholders of a template that is not NAMED as positional ({{1}}, {{2}}, ...):
+ * a named one there is refused upstream, so it is a 422 at the BODY text (also a card's) here.
+ */
+const namedInPositional = (components: ReadonlyArray<TemplateComponent>, parameterFormat: string | null | undefined) => {
+  const issues: Array<{ readonly path: ReadonlyArray<string | number>; readonly message: string }> = []
+  if (parameterFormat === "NAMED") return issues
+  const check = (c: TemplateComponent | CardComponent, at: ReadonlyArray<string | number>) => {
+    if (c.type !== "BODY") return
+    const named = placeholdersOf(c.text).filter((p) => !/^\d+$/.test(p))
+    if (named.length > 0) issues.push({ path: [...at, "text"], message: positionalMessage(named[0]!) })
+  }
+  components.forEach((c, i) => {
+    check(c, [i])
+    if (c.type === "CAROUSEL") c.cards.forEach((card, k) => card.components.forEach((cc, j) => check(cc, [i, "cards", k, "components", j])))
+  })
+  return issues
+}
+
+const positionalMessage = (name: string) =>
+  `{{${name}}} is a named placeholder: a POSITIONAL template uses {{1}}, {{2}}, ...; set parameter_format NAMED to use names`
 
 /** How long a create may wait for the upstream (gateway deadline 10 s, 3 retries with backoff), with room to spare. */
 const SUBMITTING_MS = 120_000
@@ -128,6 +163,8 @@ export class Templates extends Effect.Service<Templates>()("@platform/server/Tem
         const bodyText = input.body_text ?? ""
         const variables = input.variables ?? []
         const placeholders = placeholdersOf(bodyText)
+        const named = placeholders.find((p) => !/^\d+$/.test(p))
+        if (named !== undefined) return yield* issue(["body_text"], positionalMessage(named), input.body_text)
         if (placeholders.length !== variables.length) {
           return yield* issue(
             ["variables"],
@@ -139,6 +176,8 @@ export class Templates extends Effect.Service<Templates>()("@platform/server/Tem
         components = [{ type: "BODY", text: bodyText, ...(variables.length > 0 ? { example: { body_text: [variables] } } : {}) }]
         columns = { body_text: bodyText, variables, header_format: null }
       } else {
+        const named = namedInPositional(input.components, input.parameter_format)
+        if (named.length > 0) return yield* componentIssues(named)
         components = input.components
         columns = derivedColumns(input.components, input.body_text)
       }
@@ -206,18 +245,11 @@ export class Templates extends Effect.Service<Templates>()("@platform/server/Tem
         const category = patch.category ?? row.category
         const parameter_format = patch.parameter_format ?? row.parameter_format ?? undefined
         if (patch.components !== undefined) {
-          const issues = templateComponentIssues(patch.components, { category, parameter_format })
-          if (issues.length > 0) {
-            return yield* new ValidationFailed({
-              detail: issues.map((i) => ({
-                loc: ["body", "components", ...i.path.map((k) => (typeof k === "number" ? k : String(k)))],
-                msg: i.message,
-                type: "value_error",
-                input: null,
-                ctx: {}
-              }))
-            })
-          }
+          const issues = [
+            ...templateComponentIssues(patch.components, { category, parameter_format }),
+            ...namedInPositional(patch.components, parameter_format)
+          ]
+          if (issues.length > 0) return yield* componentIssues(issues)
           return patch.components as ReadonlyArray<unknown>
         }
         const stored = row.components ?? []

@@ -156,6 +156,8 @@ layer(MessagingTestServer(), { timeout: 120_000, excludeTestServices: true })("t
     ["a BODY example with more values than placeholders", () => ({ components: [{ type: "BODY", text: "Hi {{1}}", example: { body_text: [["Ana", "A-17"]] } }] }), ["body", "components", 0, "example", "body_text", 0], /1 placeholder.*2 given/],
     ["a NAMED BODY example missing a placeholder", () => ({ parameter_format: "NAMED", components: [{ type: "BODY", text: "Hi {{first_name}}, order {{order}}", example: { body_text_named_params: [{ param_name: "first_name", example: "Ana" }] } }] }), ["body", "components", 0, "example", "body_text_named_params"], /no sample for \{\{order\}\}/],
     ["a carousel card BODY with placeholders and no example", () => ({ components: [{ type: "BODY", text: "a" }, { type: "CAROUSEL", cards: [{ components: [{ type: "BODY", text: "c {{1}}" }] }, { components: [{ type: "BODY", text: "d" }] }] }] }), ["body", "components", 1, "cards", 0, "components", 0, "example"], /1 placeholder/],
+    ["a named placeholder in the legacy body_text", () => ({ body_text: "Hi {{first_name}}", variables: ["Ana"] }), ["body", "body_text"], /named placeholder.*parameter_format NAMED/],
+    ["a named placeholder in a template that is not NAMED", () => ({ components: [{ type: "BODY", text: "Hi {{first_name}}", example: { body_text: [["Ana"]] } }] }), ["body", "components", 0, "text"], /\{\{first_name\}\} is a named placeholder/],
     ["a name Meta refuses", () => ({ name: "Order Update", body_text: "Hi" }), ["body", "name"], /lower case/],
     ["an unknown field", () => ({ body_text: "Hi", colour: "red" }), ["body", "colour"], /./]
   ]
