@@ -88,6 +88,29 @@ describe("login", () => {
     expect(api.calls[0]!.headers.get("x-api-key")).toBe("pk_from_stdin_123")
   })
 
+  it("a key typed or pasted at a terminal is read with echo off (raw mode), restored afterwards, and never printed", async () => {
+    api.on("get", "/platform/v1/channels", { json: [] })
+    const home = configHome()
+    const modes: Array<boolean> = []
+    const terminal = {
+      isTTY: true,
+      setRawMode: (mode: boolean) => {
+        modes.push(mode)
+        return terminal
+      },
+      async *[Symbol.asyncIterator]() {
+        // A paste arrives in one chunk; Enter as CR.
+        yield "pk_live_pastedkey0000003"
+        yield "\r"
+      }
+    }
+    const ran = await cli(["login"], { env: { PLATFORM_API_KEY: undefined, XDG_CONFIG_HOME: home }, stdin: terminal })
+    expect(ran.code, ran.stderr).toBe(0)
+    expect(api.calls[0]!.headers.get("x-api-key")).toBe("pk_live_pastedkey0000003")
+    expect(modes).toEqual([true, false])
+    expect(ran.stdout + ran.stderr).not.toContain("pastedkey0000003")
+  })
+
   it("a key on stdin replaces the profile's stored key (the stored one is neither checked nor kept)", async () => {
     api.on("get", "/platform/v1/channels", { json: [] })
     const home = withProfile({ default: { api_key: "pk_live_oldkey0000001", base_url: "http://api.test" } })

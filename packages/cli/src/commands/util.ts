@@ -66,10 +66,10 @@ interface MaybeTerminal extends AsyncIterable<string | Uint8Array> {
 }
 
 /**
- * One line of a secret (a PIN): from a terminal with echo off (raw mode, restored afterwards; Backspace edits,
- * Ctrl-C or Ctrl-D ends the command), otherwise as `readLine` reads piped input.
+ * One line of a secret (a PIN, an API key): from a terminal with echo off (raw mode, restored afterwards;
+ * Backspace edits, Ctrl-C or Ctrl-D ends the command with `interrupted`), otherwise as `readLine` reads piped input.
  */
-export const readSecretLine = async (input: MaybeTerminal): Promise<string> => {
+export const readSecretLine = async (input: MaybeTerminal, interrupted = "Interrupted: no PIN was set."): Promise<string> => {
   if (input.isTTY !== true || typeof input.setRawMode !== "function") return readLine(input)
   input.setRawMode(true)
   try {
@@ -77,7 +77,7 @@ export const readSecretLine = async (input: MaybeTerminal): Promise<string> => {
     for await (const chunk of input) {
       for (const key of typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8")) {
         if (key === "\r" || key === "\n") return text.trim()
-        if (key === "\u0003" || key === "\u0004") throw new CliError("Interrupted: no PIN was set.", ExitCode.interrupted)
+        if (key === "\u0003" || key === "\u0004") throw new CliError(interrupted, ExitCode.interrupted)
         text = key === "\u007f" || key === "\b" ? text.slice(0, -1) : text + key
       }
     }

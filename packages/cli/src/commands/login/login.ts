@@ -1,6 +1,6 @@
 import { AuthenticationError, PermissionDeniedError } from "@platform/sdk"
 import { CliError, ExitCode } from "../../context.js"
-import { command, readLine, type CommandFactory } from "../util.js"
+import { command, readSecretLine, type CommandFactory } from "../util.js"
 
 export const login: CommandFactory = (ctx) =>
   command("login", "Check an API key and store it (and --base-url) in the selected profile")
@@ -11,7 +11,7 @@ export const login: CommandFactory = (ctx) =>
       let key = given !== undefined && given.source !== "profile" ? given.value : undefined
       if (key === undefined && ctx.io.stdin) {
         ctx.out.info("Paste your API key (from the dashboard, API keys) and press Enter:")
-        key = await readLine(ctx.io.stdin)
+        key = await readSecretLine(ctx.io.stdin, "Interrupted: not logged in.") // at a terminal, not echoed
       }
       if (!key) throw new CliError("No API key given: pass --api-key or pipe it on stdin.", ExitCode.usage)
       const client = await ctx.clientFor(key)
