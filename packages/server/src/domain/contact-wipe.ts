@@ -16,9 +16,9 @@ export interface WipeResult {
  * conversations), and, when none are left, its conversations and the contact row.
  * A crash between batches loses nothing: the mark stays, the next run goes on.
  * The contact is claimed FOR UPDATE SKIP LOCKED, so several workers wipe different
- * contacts. The DELETE cleared the contact's peer keys and detached its
- * conversations, so an inbound or send to that person meanwhile starts a new
- * contact and conversation and is never part of this one. Events keep no foreign key to messages or conversations, so their
+ * contacts. The DELETE moved the contact's peer keys aside, so an inbound or send
+ * to that person meanwhile starts a new contact and conversation and is never part
+ * of this one. Events keep no foreign key to messages or conversations, so their
  * deliveries are unaffected; inactivity notices go with their conversation.
  */
 export class ContactWipe extends Effect.Service<ContactWipe>()("@platform/server/ContactWipe", {

@@ -103,19 +103,19 @@ export class Contacts extends Effect.Service<Contacts>()("@platform/server/Conta
      * contact with a long history costs no long transaction here, and a crash
      * mid-way leaves the mark, from which the wipe resumes.
      *
-     * The same commit lets go of the peer: the contact's chat_id/social_id are
-     * cleared and its conversations detached (migration 0017), the keys inbound and
-     * sends upsert on, so a message from or to that person before the wipe has run
-     * starts a new contact and conversation instead of joining the hidden ones and
-     * being wiped with them. A detached conversation keeps its peer_id for the
-     * events of its messages' late status callbacks.
+     * The same commit lets go of the peer: the contact's chat_id/social_id and its
+     * conversations' peer_id (both unique per channel, the keys inbound and sends
+     * upsert on) are moved aside, so a message from or to that person before the
+     * wipe has run starts a new contact and conversation instead of joining the
+     * hidden ones and being wiped with them.
      */
     const remove = Effect.fn("Contacts.delete")(function*(accountId: number, id: number) {
       const removed = yield* sql.withTransaction(Effect.gen(function*() {
         const rows = yield* sql`update contacts set deleted_at = now(), chat_id = null, social_id = null
           where id = ${id} and developer_account_id = ${accountId} and deleted_at is null returning id`
         if (rows.length === 0) return false
-        yield* sql`update conversations set detached_at = now() where platform_contact_id = ${id}`
+        yield* sql`update conversations set peer_id = peer_id || ${`#deleted-contact-${id}`}
+          where platform_contact_id = ${id}`
         return true
       })).pipe(Effect.orDie)
       if (!removed) return yield* new NotFound()

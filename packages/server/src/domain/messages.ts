@@ -180,7 +180,7 @@ export class Messages extends Effect.Service<Messages>()("@platform/server/Messa
       sql<{ meta_message_id: string }>`
         select m.meta_message_id from conversations c
         join messages m on m.conversation_id = c.id
-        where c.platform_channel_id = ${channel.id} and c.peer_id = ${peer} and c.detached_at is null
+        where c.platform_channel_id = ${channel.id} and c.peer_id = ${peer}
           and m.direction = 'inbound' and m.meta_message_id is not null
         order by m.id desc limit 1`.pipe(Effect.orDie, Effect.map((rows) => rows[0]?.meta_message_id))
 
@@ -277,7 +277,7 @@ export class Messages extends Effect.Service<Messages>()("@platform/server/Messa
           select ${channel.account_id}, ${channel.id}, contact.id, ${peer}, now(), 'outbound',
             left(coalesce(${text}::text, '[' || ${body.type}::text || ']'), 200), 1, 1
           from contact
-          on conflict (platform_channel_id, peer_id) where detached_at is null do update set
+          on conflict (platform_channel_id, peer_id) do update set
             last_active_at = now(),
             last_message_direction = 'outbound',
             last_message_preview = excluded.last_message_preview,
@@ -340,8 +340,7 @@ export class Messages extends Effect.Service<Messages>()("@platform/server/Messa
     ) =>
       sql`
         with conv as (
-          select id, platform_contact_id from conversations
-            where platform_channel_id = ${channel.id} and peer_id = ${peer} and detached_at is null
+          select id, platform_contact_id from conversations where platform_channel_id = ${channel.id} and peer_id = ${peer}
         ),
         msg as (
           insert into messages (developer_account_id, platform_channel_id, conversation_id, contact_id, direction, source,

@@ -172,7 +172,7 @@ m_conv as (
     coalesce(cv.id, nextval(pg_get_serial_sequence('conversations', 'id'))) as conv_id,
     coalesce(kc.id, ks.id) as contact_id
   from m_peers p
-  left join conversations cv on cv.platform_channel_id = p.channel_id and cv.peer_id = p.peer and cv.detached_at is null
+  left join conversations cv on cv.platform_channel_id = p.channel_id and cv.peer_id = p.peer
   left join m_chat_contacts kc on kc.platform_channel_id = p.channel_id and kc.peer = p.peer
   left join m_social_contacts ks on ks.platform_channel_id = p.channel_id and ks.peer = p.peer
 ),
@@ -206,7 +206,7 @@ m_conv_up as (
   overriding system value
   select c.conv_id, c.account_id, c.channel_id, c.contact_id, c.peer, now(), s.last_dir, s.preview, s.n, s.n_in, s.n_out, c.conv_evt
   from m_stats s join m_conv c on c.conv_id = s.conversation_id
-  on conflict (platform_channel_id, peer_id) where detached_at is null do update set
+  on conflict (platform_channel_id, peer_id) do update set
     created_event_id = coalesce(cv.created_event_id, excluded.created_event_id),
     last_active_at = now(),
     last_message_direction = excluded.last_message_direction,

@@ -13,7 +13,6 @@ import deliveryLastError from "./0013_delivery_last_error.js"
 import deliveryFilterIndexes from "./0014_delivery_filter_indexes.js"
 import dataPlane from "./0015_data_plane.js"
 import broadcastSendCycle from "./0016_broadcast_send_cycle.js"
-import detachedConversations from "./0017_detached_conversations.js"
 
 /** Migrations imported statically (not read from disk) so the bundled server carries them. */
 export const migrations = {
@@ -31,6 +30,5 @@ export const migrations = {
   "0013_delivery_last_error": deliveryLastError,
   "0014_delivery_filter_indexes": deliveryFilterIndexes,
   "0015_data_plane": dataPlane,
-  "0016_broadcast_send_cycle": broadcastSendCycle,
-  "0017_detached_conversations": detachedConversations
+  "0016_broadcast_send_cycle": broadcastSendCycle
 }
