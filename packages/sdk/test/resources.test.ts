@@ -400,10 +400,10 @@ const cases: ReadonlyArray<Case> = [
     result: [f.template]
   },
   {
-    name: "templates.get GETs /templates/{id}",
+    name: "templates.retrieve GETs /templates/{id}",
     route: ["get", "/platform/v1/templates/:id"],
     reply: { json: f.template },
-    call: (c) => c.templates.get(51),
+    call: (c) => c.templates.retrieve(51),
     method: "GET",
     path: "/platform/v1/templates/51",
     result: f.template
@@ -600,10 +600,10 @@ const cases: ReadonlyArray<Case> = [
     result: [f.broadcast]
   },
   {
-    name: "broadcasts.get GETs /broadcasts/{id}",
+    name: "broadcasts.retrieve GETs /broadcasts/{id}",
     route: ["get", `${bcs}/:id`],
     reply: { json: f.broadcast },
-    call: (c) => c.broadcasts.get(51),
+    call: (c) => c.broadcasts.retrieve(51),
     method: "GET",
     path: `${bcs}/51`,
     result: f.broadcast

@@ -43,7 +43,7 @@ export class Broadcasts extends APIResource {
   }
 
   /** Retrieves a broadcast by id. */
-  get(id: number, options?: RequestOptions): Promise<Broadcast> {
+  retrieve(id: number, options?: RequestOptions): Promise<Broadcast> {
     return this._client.request({ method: "GET", path: `${base}/${seg(id)}` }, options)
   }
 

@@ -40,7 +40,7 @@ export class Templates extends APIResource {
   }
 
   /** Retrieves a template by id. */
-  get(id: number, options?: RequestOptions): Promise<Template> {
+  retrieve(id: number, options?: RequestOptions): Promise<Template> {
     return this._client.request({ method: "GET", path: `${base}/${seg(id)}` }, options)
   }
 
