@@ -75,23 +75,39 @@ export class BroadcastSender extends Effect.Service<BroadcastSender>()("@platfor
      * The batch takes the channels in turn (each one's first recipient, then each
      * one's second, ...), so a big broadcast on one channel never holds up the other
      * channels' broadcasts (of any account) behind its own batches.
+     *
+     * Work is about the rows taken, not the rows pending: a channel's recipients are
+     * read in the order of the pending index (its older broadcast first) and the read
+     * stops at the channel's share of the batch (the batch split evenly over the
+     * channels with a recipient to take). A channel with less than its share left
+     * makes a smaller batch; the pass claims again after it.
      */
     const claim = (now: Date, skipChannels: ReadonlyArray<number>) =>
       sql<Claimed>`
-        with open as (
-          select r.id, row_number() over (partition by b.platform_channel_id order by r.broadcast_id, r.id) as turn
-          from broadcast_recipients r
-          join broadcasts b on b.id = r.broadcast_id
-          where b.status = 'sending' and r.status = 'pending' and (r.claimed_until is null or r.claimed_until <= ${now})
-            and b.platform_channel_id <> all(${skipChannels}::bigint[])
+        with live as (
+          select b.platform_channel_id, array_agg(b.id) as ids from broadcasts b
+          where b.status = 'sending' and b.platform_channel_id <> all(${skipChannels}::bigint[])
+            and exists (
+              select 1 from broadcast_recipients r
+              where r.broadcast_id = b.id and r.status = 'pending' and (r.claimed_until is null or r.claimed_until <= ${now}))
+          group by b.platform_channel_id
+        ),
+        picked as (
+          select p.id, p.broadcast_id, l.platform_channel_id from live l
+          cross join lateral (
+            select r.id, r.broadcast_id from broadcast_recipients r
+            where r.broadcast_id = any(l.ids) and r.status = 'pending' and (r.claimed_until is null or r.claimed_until <= ${now})
+            order by r.broadcast_id, r.id
+            limit (select ceil(${BROADCAST_BATCH_SIZE}::numeric / greatest(count(*), 1)) from live)
+            for update of r skip locked
+          ) p
         ),
         c as (
-          select r.id from broadcast_recipients r
-          join open o on o.id = r.id
-          where r.status = 'pending' and (r.claimed_until is null or r.claimed_until <= ${now})
-          order by o.turn, r.id
+          select t.id from (
+            select id, row_number() over (partition by platform_channel_id order by broadcast_id, id) as turn from picked
+          ) t
+          order by t.turn, t.id
           limit ${BROADCAST_BATCH_SIZE}
-          for update of r skip locked
         )
         update broadcast_recipients r set claimed_until = ${new Date(now.getTime() + CLAIM_LEASE_MS)}
         from c, broadcasts b

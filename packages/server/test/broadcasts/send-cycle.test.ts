@@ -2,6 +2,7 @@ import { expect, layer } from "@effect/vitest"
 import { Chunk, Duration, Effect, Fiber, Stream, SubscriptionRef, TestClock, TestContext } from "effect"
 import { BroadcastSender } from "../../src/domain/broadcast-sender.js"
 import { SANDBOX_MAGIC_RECIPIENTS } from "../../src/upstream/sandbox/magic.js"
+import { SandboxState } from "../../src/upstream/sandbox/state.js"
 import { broadcastSendCycle } from "../../src/workers/broadcast-send-cycle.js"
 import {
   api,
@@ -118,6 +119,28 @@ layer(MessagingTestServer({ SANDBOX_CALLBACK_DELAY_MS: "600000" }), { timeout: 1
       expect((yield* broadcastRow(id)).status).toBe("sending")
       // Passes are global: stop it so that the other tests' passes do not send it again.
       expect((yield* api(s, "POST", `/${id}/cancel`)).status).toBe(200)
+    }))
+
+  it.effect("a pass sends every recipient of every sending broadcast once, a channel's older broadcast before its newer, however the batch is shared", () =>
+    Effect.gen(function*() {
+      const a = yield* setup("bcs-share-a")
+      const b = yield* setup("bcs-share-b")
+      const older = Array.from({ length: 120 }, () => freshTo())
+      const newer = [freshTo(), freshTo()]
+      const other = [freshTo()]
+      const olderId = yield* sending(a, older)
+      const newerId = yield* sending(a, newer)
+      const otherId = yield* sending(b, other)
+      const state = yield* SandboxState
+      const from = state.messages.length
+      expect(yield* runOnce).toMatchObject({ sent: 123, failed: 0 })
+      const sentTo = state.messages.slice(from).map((m) => m.to)
+      expect(sentTo.filter((to) => to !== other[0])).toEqual([...older, ...newer])
+      expect(sentTo.filter((to) => to === other[0])).toHaveLength(1)
+      for (const id of [olderId, newerId, otherId]) {
+        expect((yield* recipientRows(id)).every((r) => r.status === "sent" && r.meta_message_id !== null)).toBe(true)
+        expect((yield* broadcastRow(id)).status).toBe("completed")
+      }
     }))
 
   it.effect("a recipient claimed by a live worker is left alone; one whose worker died (lease expired) is sent", () =>
