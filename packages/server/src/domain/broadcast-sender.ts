@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import type { SendMessage } from "@platform/shared"
+import { type Plan, PLAN_LIMITS, type SendMessage } from "@platform/shared"
 import { Clock, Effect } from "effect"
 import { ChannelCredentialsCache } from "./channel-credentials.js"
 import { Messages } from "./messages.js"
@@ -14,6 +14,19 @@ export const BROADCAST_BATCH_SIZE = 100
  * claim left by a worker that died is taken again after this: a recipient is never lost.
  */
 const CLAIM_LEASE_MS = 120_000
+
+/*
+ * The plans a broadcast is sent on: broadcasts are off on the free plan (403
+ * plan_forbidden at the API), and an account may move to it while a broadcast is
+ * sending. SPEC §3.3 and DESIGN §5 name no transition for that, so the cycle pauses
+ * the account's broadcasts instead of moving them: nothing more is sent (the plan is
+ * checked at every claim and before every recipient, as a cancel is), unsent
+ * recipients stay pending and unclaimed, a sending broadcast stays sending and a due
+ * scheduled one stays scheduled, and nothing is counted. Back on a plan with
+ * broadcasts, the next pass goes on where it stopped; a cancel (possible again
+ * then) makes it a draft.
+ */
+const BROADCAST_PLANS = (Object.keys(PLAN_LIMITS) as Array<Plan>).filter((plan) => PLAN_LIMITS[plan].broadcasts_enabled)
 
 type RuntimeComponents = NonNullable<Extract<SendMessage, { readonly type: "template" }>["components"]>
 
@@ -62,10 +75,12 @@ export class BroadcastSender extends Effect.Service<BroadcastSender>()("@platfor
     const messages = yield* Messages
     const channels = yield* ChannelCredentialsCache
 
+    /** Scheduled broadcasts that came due, of accounts whose plan allows broadcasts (see BROADCAST_PLANS). */
     const startDue = (now: Date) =>
       sql<{ id: number }>`
         update broadcasts set status = 'sending', started_at = now(), completed_at = null, updated_at = now()
         where status = 'scheduled' and scheduled_at <= ${now}
+          and developer_account_id in (select id from developer_accounts where plan = any(${BROADCAST_PLANS}::text[]))
         returning id`.pipe(Effect.orDie)
 
     /**
@@ -80,13 +95,16 @@ export class BroadcastSender extends Effect.Service<BroadcastSender>()("@platfor
      * read in the order of the pending index (its older broadcast first) and the read
      * stops at the channel's share of the batch (the batch split evenly over the
      * channels with a recipient to take). A channel with less than its share left
-     * makes a smaller batch; the pass claims again after it.
+     * makes a smaller batch; the pass claims again after it. Only broadcasts of
+     * accounts whose plan allows broadcasts are claimed (see BROADCAST_PLANS).
      */
     const claim = (now: Date, skipChannels: ReadonlyArray<number>) =>
       sql<Claimed>`
         with live as (
           select b.platform_channel_id, array_agg(b.id) as ids from broadcasts b
-          where b.status = 'sending' and b.platform_channel_id <> all(${skipChannels}::bigint[])
+          join developer_accounts a on a.id = b.developer_account_id
+          where b.status = 'sending' and a.plan = any(${BROADCAST_PLANS}::text[])
+            and b.platform_channel_id <> all(${skipChannels}::bigint[])
             and exists (
               select 1 from broadcast_recipients r
               where r.broadcast_id = b.id and r.status = 'pending' and (r.claimed_until is null or r.claimed_until <= ${now}))
@@ -121,8 +139,11 @@ export class BroadcastSender extends Effect.Service<BroadcastSender>()("@platfor
         : sql`update broadcast_recipients set claimed_until = null where id = any(${ids}::bigint[]) and status = 'pending'`
           .pipe(Effect.orDie, Effect.asVoid)
 
+    /** Still sending and not paused (the account's plan still allows broadcasts). */
     const stillSending = (broadcastId: number) =>
-      sql<{ id: number }>`select id from broadcasts where id = ${broadcastId} and status = 'sending'`.pipe(
+      sql<{ id: number }>`
+        select b.id from broadcasts b join developer_accounts a on a.id = b.developer_account_id
+        where b.id = ${broadcastId} and b.status = 'sending' and a.plan = any(${BROADCAST_PLANS}::text[])`.pipe(
         Effect.orDie,
         Effect.map((rows) => rows.length > 0)
       )
@@ -156,7 +177,7 @@ export class BroadcastSender extends Effect.Service<BroadcastSender>()("@platfor
             yield* release(group.slice(i).map((r) => r.id))
             return { sent, failed, throttled: 0 }
           }
-          // A cancel stops the batch at the next recipient, not at its end (100 sends at 1/s are 100 s).
+          // A cancel or a downgrade to free stops the batch at the next recipient, not at its end (100 sends at 1/s are 100 s).
           if (!(yield* stillSending(group[i]!.broadcast_id))) {
             yield* release([group[i]!.id])
             continue

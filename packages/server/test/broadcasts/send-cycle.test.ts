@@ -11,7 +11,9 @@ import {
   freshTo,
   MessagingTestServer,
   recipientRows,
+  request,
   sandboxSends,
+  setPlan,
   setUsage,
   type Setup,
   setup,
@@ -188,6 +190,37 @@ layer(MessagingTestServer({ SANDBOX_CALLBACK_DELAY_MS: "600000" }), { timeout: 1
       expect((yield* broadcastRow(id)).status).toBe("completed")
     }))
 
+  it.effect("after a downgrade to free the cycle sends nothing more: recipients stay pending, the broadcast waits in sending, a due one stays scheduled; an upgrade resumes both", () =>
+    Effect.gen(function*() {
+      const s = yield* setup("bcs-downgrade")
+      const q = yield* sql
+      const id = yield* sending(s, [freshTo(), freshTo()])
+      const dueId = yield* draftWith(s, [freshTo()])
+      expect((yield* api(s, "POST", `/${dueId}/schedule`, { scheduled_at: new Date(Date.now() + 600_000).toISOString() })).status).toBe(200)
+      yield* q`update broadcasts set scheduled_at = now() - interval '1 second' where id = ${dueId}`
+      // Free allows one channel: the social one goes first, then the plan.
+      expect((yield* request("DELETE", `/platform/dashboard/channels/${s.social}`, { cookie: s.dev.cookie })).status).toBe(204)
+      expect((yield* setPlan(s.dev, "free")).status).toBe(200)
+      expect((yield* api(s, "GET", `/${id}`)).status).toBe(403)
+
+      const before = yield* sandboxSends
+      const templatesBefore = yield* usageOf(s.dev.accountId, "template_messages")
+      yield* runOnce
+      expect((yield* sandboxSends) - before).toBe(0)
+      expect((yield* recipientRows(id)).map((r) => [r.status, r.claimed_until])).toEqual([["pending", null], ["pending", null]])
+      expect((yield* broadcastRow(id)).status).toBe("sending")
+      expect((yield* broadcastRow(dueId)).status).toBe("scheduled")
+      expect(yield* usageOf(s.dev.accountId, "template_messages")).toBe(templatesBefore)
+
+      expect((yield* setPlan(s.dev, "lite")).status).toBe(200)
+      yield* runOnce
+      expect((yield* sandboxSends) - before).toBe(3)
+      expect((yield* recipientRows(id)).map((r) => r.status)).toEqual(["sent", "sent"])
+      expect((yield* recipientRows(dueId)).map((r) => r.status)).toEqual(["sent"])
+      expect((yield* broadcastRow(id)).status).toBe("completed")
+      expect((yield* broadcastRow(dueId)).status).toBe("completed")
+    }))
+
   it.effect("the template quota is consumed per recipient sent, with no overage: past it recipients fail with template_quota_exceeded", () =>
     Effect.gen(function*() {
       const s = yield* setup("bcs-quota")
@@ -266,6 +299,37 @@ layer(MessagingTestServer({ SANDBOX_CALLBACK_DELAY_MS: "600000" }), { timeout: 1
       expect(rows.map((r) => r.status)).toEqual(["sent", "sent", "pending", "pending", "pending"])
       expect(rows.every((r) => r.status === "sent" || r.claimed_until === null)).toBe(true)
       expect((yield* broadcastRow(id)).status).toBe("draft")
+    }))
+
+  it.scoped("a downgrade to free during a pass stops it at the next recipient: the one waiting for its throttle slot is sent, the rest stay pending and unclaimed", () =>
+    Effect.gen(function*() {
+      const s = yield* setup("bcs-downgrade-live")
+      const q = yield* sql
+      yield* q`update platform_channels set throughput_per_second = 1 where id = ${s.chat}`
+      const id = yield* sending(s, Array.from({ length: 5 }, () => freshTo()))
+      expect((yield* request("DELETE", `/platform/dashboard/channels/${s.social}`, { cookie: s.dev.cookie })).status).toBe(204)
+      const before = yield* sandboxSends
+      yield* Effect.gen(function*() {
+        const t0 = Date.now()
+        yield* TestClock.setTime(t0)
+        const pass = yield* Effect.fork(runOnce)
+        // Waits (without time passing) until the pass sleeps until t0 + 1 s for the second slot.
+        yield* TestClock.sleeps().pipe(
+          Effect.tap(() => Effect.yieldNow()),
+          Effect.repeat({ until: Chunk.some((at) => at === t0 + 1000) })
+        )
+        expect((yield* setPlan(s.dev, "free")).status).toBe(200)
+        yield* TestClock.adjust(Duration.seconds(1))
+        expect(yield* Fiber.join(pass)).toMatchObject({ sent: 2, failed: 0, finished: 0 })
+      }).pipe(Effect.provide(TestContext.TestContext))
+      expect((yield* sandboxSends) - before).toBe(2)
+      const rows = yield* recipientRows(id)
+      expect(rows.map((r) => r.status)).toEqual(["sent", "sent", "pending", "pending", "pending"])
+      expect(rows.every((r) => r.status === "sent" || r.claimed_until === null)).toBe(true)
+      expect((yield* broadcastRow(id)).status).toBe("sending")
+      // Passes are global: back on lite, the broadcast is stopped so that the other tests' passes do not send it.
+      expect((yield* setPlan(s.dev, "lite")).status).toBe(200)
+      expect((yield* api(s, "POST", `/${id}/cancel`)).status).toBe(200)
     }))
 
   it.scoped("a batch slowed past half the 2-minute lease hands its unsent recipients back: they are taken again under a fresh lease, and each is sent once", () =>

@@ -2,12 +2,16 @@ import { Effect } from "effect"
 import { currentPeriod } from "../../src/domain/usage.js"
 import { request, type Setup, sql } from "../messages/support.js"
 
-export { MessagingTestServer, sandboxSends, type Setup, setup, sql } from "../messages/support.js"
+export { MessagingTestServer, request, sandboxSends, type Setup, setup, sql } from "../messages/support.js"
 
 let n = 0
 /** A recipient number no other test of the file uses. */
 export const freshTo = () => `1555044${String(n++).padStart(4, "0")}`
 export const freshKey = () => `bk-${Date.now().toString(36)}-${n++}`
+
+/** POST /platform/dashboard/billing/plan as the account's owner. */
+export const setPlan = (dev: Setup["dev"], plan: string) =>
+  request("POST", "/platform/dashboard/billing/plan", { cookie: dev.cookie, body: { plan } })
 
 /** A call to `/platform/v1/broadcasts<path>` with the setup's key. */
 export const api = (s: Setup, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
