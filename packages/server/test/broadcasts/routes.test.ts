@@ -181,6 +181,29 @@ layer(MessagingTestServer(), { timeout: 120_000, excludeTestServices: true })("b
       expect((yield* api(s, "GET", `/${id}`)).body.recipient_count).toBe(3)
     }))
 
+  it.effect("a recipient whose to POST /messages would refuse (empty, only whitespace) is 422 at its index and the load adds nothing", () =>
+    Effect.gen(function*() {
+      const s = yield* ctx
+      const id = yield* draftWith(s, [])
+      const load = yield* api(s, "POST", `/${id}/recipients`, {
+        recipients: [{ to: freshTo() }, { to: freshTo() }, { to: freshTo() }, { to: "   " }, { to: freshTo() }]
+      })
+      expect(load.status, load.text).toBe(422)
+      expect(load.body.detail).toMatchObject([{ loc: ["body", "recipients", 3, "to"], msg: "must not be empty or only whitespace", input: "   " }])
+      expect(yield* recipientRows(id)).toHaveLength(0)
+      const empty = yield* api(s, "POST", `/${id}/recipients`, { recipients: [{ to: freshTo() }, { to: "" }] })
+      expect(empty.status).toBe(422)
+      expect(empty.body.detail[0].loc).toEqual(["body", "recipients", 1, "to"])
+      expect(yield* recipientRows(id)).toHaveLength(0)
+      // The same `to` is refused by POST /messages at body.to: one rule for both.
+      const direct = yield* request("POST", "/platform/v1/messages", {
+        key: s.key,
+        body: { channel_id: s.chat, to: "   ", type: "template", template_name: "unchecked_template", language_code: "en_US" }
+      })
+      expect(direct.status).toBe(422)
+      expect(direct.body.detail[0].loc).toEqual(["body", "to"])
+    }))
+
   it.effect("a load of 0 or 1001 recipients is 422 at body.recipients and adds nothing", () =>
     Effect.gen(function*() {
       const s = yield* ctx
