@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { redactContactStep } from "./contact-redaction.js"
 
 /** Messages deleted per transaction: a long history is wiped in many short transactions, none holding locks for long. */
 export const WIPE_BATCH = 500
@@ -13,13 +14,16 @@ export interface WipeResult {
  * The asynchronous cascade of DELETE /contacts/{id}. The request only marks the
  * contact (deleted_at); this removes what the mark hides, one bounded batch per
  * transaction: up to WIPE_BATCH of its messages (its own and those of its
- * conversations), and, when none are left, its conversations and the contact row.
+ * conversations); when none are left, up to WIPE_BATCH rows of the redaction of
+ * its events and of the deliveries that carry their own envelope (contact-redaction.ts);
+ * when that is done, its conversations and the contact row.
  * A crash between batches loses nothing: the mark stays, the next run goes on.
  * The contact is claimed FOR UPDATE SKIP LOCKED, so several workers wipe different
  * contacts. The DELETE moved the contact's peer keys aside, so an inbound or send
  * to that person meanwhile starts a new contact and conversation and is never part
- * of this one. Events keep no foreign key to messages or conversations, so their
- * deliveries are unaffected; inactivity notices go with their conversation.
+ * of this one. Events keep no foreign key to messages or conversations: they stay,
+ * redacted, and so do their deliveries, whose pending ones then send the redacted
+ * envelope; inactivity notices go with their conversation.
  */
 export class ContactWipe extends Effect.Service<ContactWipe>()("@platform/server/ContactWipe", {
   effect: Effect.gen(function*() {
@@ -27,8 +31,8 @@ export class ContactWipe extends Effect.Service<ContactWipe>()("@platform/server
 
     const batch = (size: number) =>
       sql.withTransaction(Effect.gen(function*() {
-        const [contact] = yield* sql<{ id: number }>`select id from contacts where deleted_at is not null
-          order by id limit 1 for update skip locked`
+        const [contact] = yield* sql<{ id: number; developer_account_id: number }>`select id, developer_account_id
+          from contacts where deleted_at is not null order by id limit 1 for update skip locked`
         if (contact === undefined) return undefined
         const [gone] = yield* sql<{ n: number }>`with gone as (
             delete from messages where id in (
@@ -40,6 +44,8 @@ export class ContactWipe extends Effect.Service<ContactWipe>()("@platform/server
           select count(*)::int as n from gone`
         const n = gone?.n ?? 0
         if (n >= size) return { messages: n, finished: false }
+        const redacted = yield* redactContactStep(sql, { id: contact.id, accountId: contact.developer_account_id }, size)
+        if (!redacted) return { messages: n, finished: false }
         yield* sql`delete from conversations where platform_contact_id = ${contact.id}`
         yield* sql`delete from contacts where id = ${contact.id}`
         return { messages: n, finished: true }

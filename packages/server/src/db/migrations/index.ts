@@ -13,6 +13,7 @@ import deliveryLastError from "./0013_delivery_last_error.js"
 import deliveryFilterIndexes from "./0014_delivery_filter_indexes.js"
 import dataPlane from "./0015_data_plane.js"
 import broadcastSendCycle from "./0016_broadcast_send_cycle.js"
+import contactWipeProgress from "./0018_contact_wipe_progress.js"
 
 /** Migrations imported statically (not read from disk) so the bundled server carries them. */
 export const migrations = {
@@ -30,5 +31,6 @@ export const migrations = {
   "0013_delivery_last_error": deliveryLastError,
   "0014_delivery_filter_indexes": deliveryFilterIndexes,
   "0015_data_plane": dataPlane,
-  "0016_broadcast_send_cycle": broadcastSendCycle
+  "0016_broadcast_send_cycle": broadcastSendCycle,
+  "0018_contact_wipe_progress": contactWipeProgress
 }
