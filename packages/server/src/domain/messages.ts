@@ -126,6 +126,15 @@ const peerOf = (channel: UsableChannel, to: string, answered: string | null) =>
 
 const json = (value: unknown) => JSON.stringify(value)
 
+/** The channel's own throttle refused the call: nothing reached the upstream. */
+const throttledHere = (e: UpstreamFailure) => e._tag === "UpstreamThrottled"
+
+/** Refused for throughput, ours or Meta's (130429, call rate limits): the upstream accepted nothing. */
+const refusedForThroughput = (e: UpstreamFailure) =>
+  throttledHere(e) || (e._tag === "UpstreamError" && (e.kind === "throughput_limited" || e.kind === "rate_limited"))
+
+const untimed = () => {}
+
 /** `when '<status>' then '<event>'` for every status that becomes an event, and the list of those statuses. */
 const STATUS_EVENT_CASES = Object.entries(STATUS_EVENTS).map(([s, e]) => `when '${s}' then '${e}'`).join(" ")
 const STATUS_EVENT_VALUES = Object.keys(STATUS_EVENTS).map((s) => `'${s}'`).join(", ")
@@ -367,8 +376,59 @@ export class Messages extends Effect.Service<Messages>()("@platform/server/Messa
       e.code === "chat_only" ? new ChatOnly({ message: e.message }) : invalid([], e.message, null)
 
     /**
-     * One send. `key` is the claimed Idempotency-Key whose outcome is written with the
-     * record; `onUpstream` receives the upstream call's duration (Server-Timing).
+     * A prepared send from the template quota to the record: what POST /messages and a
+     * broadcast's recipient share. The outcome's owner is written in the record's
+     * statement: `key`, the claimed Idempotency-Key, or `recipientId`, the broadcast
+     * recipient's claimed row. A request the upstream client refused, or a failure that
+     * `unsent` picks, sent nothing: the quota is given back, nothing is recorded, and
+     * the caller answers it.
+     * `onUpstream` receives the upstream call's duration (Server-Timing).
+     */
+    const deliver = (
+      channel: UsableChannel,
+      body: SendMessage,
+      owner: { readonly key: string | undefined; readonly recipientId: number | null },
+      unsent: (e: UpstreamFailure) => boolean,
+      onUpstream: (ms: number) => void
+    ) =>
+      Effect.gen(function*() {
+        if (body.type === "template") yield* consumeTemplateQuota(channel.account_id)
+        const { channel_id: _, ...upstreamInput } = body
+        const started = performance.now()
+        const outcome = yield* upstream.sendMessage(channel.creds, upstreamInput).pipe(
+          Effect.either,
+          Effect.ensuring(Effect.sync(() => onUpstream(performance.now() - started)))
+        )
+        if (outcome._tag === "Left") {
+          const e = outcome.left
+          if (body.type === "template") yield* usage.refund(channel.account_id, "template_messages")
+          if (e._tag === "UpstreamRequestInvalid" || unsent(e)) return { _tag: "Unsent", error: e } as const
+          const envelope = toSendErrorBody(e)
+          const kept = owner.key === undefined ? null : { key: owner.key, body: json(envelope) }
+          if (body.type === "typing") {
+            if (kept !== null) yield* idempotency.complete(channel.account_id, kept.key, { status: 502, body: kept.body })
+          } else {
+            yield* recordFailed(channel, body, peerOf(channel, body.to, null), envelope, kept, owner.recipientId)
+          }
+          return { _tag: "Failed", envelope } as const
+        }
+        const sent = outcome.right
+        const result: SendResult = { channel_id: channel.id, message_id: sent.message_id ?? "", type: body.type }
+        const kept = owner.key === undefined ? null : { key: owner.key, body: json(result) }
+        if (body.type === "typing") {
+          // Typing creates no message: nothing to record but the idempotency outcome.
+          if (kept !== null) yield* idempotency.complete(channel.account_id, kept.key, { status: 200, body: kept.body })
+          return { _tag: "Sent", result } as const
+        }
+        yield* recordSent(channel, body, peerOf(channel, body.to, sent.recipient_id), sent.message_id, kept, owner.recipientId)
+        yield* eventsCommitted
+        return { _tag: "Sent", result } as const
+      })
+
+    /**
+     * One send of POST /messages. Refused before the upstream (the request, or the
+     * channel's own throttle: "retry shortly" must be able to send) it is unrecorded, and
+     * the key is released (see `send`); any other upstream failure is a failed record.
      */
     const sendOnce = (
       accountId: number,
@@ -379,51 +439,11 @@ export class Messages extends Effect.Service<Messages>()("@platform/server/Messa
       Effect.gen(function*() {
         const channel = yield* channels.get(accountId, input.channel_id)
         const body = yield* prepare(channel, input)
-        if (body.type === "template") yield* consumeTemplateQuota(accountId)
-        const { channel_id: _, ...upstreamInput } = body
-        const started = performance.now()
-        const outcome = yield* upstream.sendMessage(channel.creds, upstreamInput).pipe(
-          Effect.either,
-          Effect.ensuring(Effect.sync(() => onUpstream(performance.now() - started)))
-        )
-        if (outcome._tag === "Left") {
-          const e = outcome.left
-          if (e._tag === "UpstreamRequestInvalid") {
-            if (body.type === "template") yield* usage.refund(accountId, "template_messages")
-            return yield* requestInvalid(e)
-          }
-          if (e._tag === "UpstreamThrottled") {
-            // Refused by the channel's own throttle before any call: nothing was sent, so nothing is
-            // recorded and the key is released (see `send`); "retry shortly" must be able to send.
-            if (body.type === "template") yield* usage.refund(accountId, "template_messages")
-            return yield* new SendUpstreamError(toSendErrorBody(e))
-          }
-          return yield* failed(channel, body, key, e)
-        }
-        const sent = outcome.right
-        const result: SendResult = { channel_id: channel.id, message_id: sent.message_id ?? "", type: body.type }
-        const kept = key === undefined ? null : { key, body: json(result) }
-        if (body.type === "typing") {
-          // Typing creates no message: nothing to record but the idempotency outcome.
-          if (kept !== null) yield* idempotency.complete(accountId, kept.key, { status: 200, body: kept.body })
-          return result
-        }
-        yield* recordSent(channel, body, peerOf(channel, body.to, sent.recipient_id), sent.message_id, kept)
-        yield* eventsCommitted
-        return result
-      })
-
-    const failed = (channel: UsableChannel, body: SendMessage, key: string | undefined, e: UpstreamFailure) =>
-      Effect.gen(function*() {
-        if (body.type === "template") yield* usage.refund(channel.account_id, "template_messages")
-        const envelope = toSendErrorBody(e)
-        const kept = key === undefined ? null : { key, body: json(envelope) }
-        if (body.type === "typing") {
-          if (kept !== null) yield* idempotency.complete(channel.account_id, kept.key, { status: 502, body: kept.body })
-        } else {
-          yield* recordFailed(channel, body, peerOf(channel, body.to, null), envelope, kept)
-        }
-        return yield* new SendUpstreamError(envelope)
+        const outcome = yield* deliver(channel, body, { key, recipientId: null }, throttledHere, onUpstream)
+        if (outcome._tag === "Sent") return outcome.result
+        if (outcome._tag === "Failed") return yield* new SendUpstreamError(outcome.envelope)
+        const e = outcome.error
+        return yield* e._tag === "UpstreamRequestInvalid" ? requestInvalid(e) : new SendUpstreamError(toSendErrorBody(e))
       })
 
     /**
@@ -487,29 +507,18 @@ export class Messages extends Effect.Service<Messages>()("@platform/server/Messa
             : { error: "validation_failed", message: e.detail.map((i) => `${i.loc.slice(1).join(".")}: ${i.msg}`).join("; ") }
         )
       }
-      const body = prepared.right
-      const quota = yield* consumeTemplateQuota(channel.account_id).pipe(Effect.either)
-      if (quota._tag === "Left") {
-        return yield* recipientRefused(recipientId, { error: "template_quota_exceeded", message: quota.left.detail })
-      }
-      const { channel_id: _, ...upstreamInput } = body
-      const outcome = yield* upstream.sendMessage(channel.creds, upstreamInput).pipe(Effect.either)
+      const outcome = yield* deliver(channel, prepared.right, { key: undefined, recipientId }, refusedForThroughput, untimed)
+        .pipe(Effect.either)
       if (outcome._tag === "Left") {
-        const e = outcome.left
-        yield* usage.refund(channel.account_id, "template_messages")
-        // Refused for throughput (ours or Meta's, which accepted nothing): the recipient waits for a later pass.
-        if (e._tag === "UpstreamThrottled" || (e._tag === "UpstreamError" && (e.kind === "throughput_limited" || e.kind === "rate_limited"))) {
-          yield* sql`update broadcast_recipients set claimed_until = null where id = ${recipientId}`.pipe(Effect.orDie)
-          return "throttled" as const
-        }
-        if (e._tag === "UpstreamRequestInvalid") return yield* recipientRefused(recipientId, { error: e.code, message: e.message })
-        yield* recordFailed(channel, body, peerOf(channel, body.to, null), toSendErrorBody(e), null, recipientId)
-        return "failed" as const
+        return yield* recipientRefused(recipientId, { error: "template_quota_exceeded", message: outcome.left.detail })
       }
-      const sent = outcome.right
-      yield* recordSent(channel, body, peerOf(channel, body.to, sent.recipient_id), sent.message_id, null, recipientId)
-      yield* eventsCommitted
-      return "sent" as const
+      if (outcome.right._tag === "Sent") return "sent" as const
+      if (outcome.right._tag === "Failed") return "failed" as const
+      const e = outcome.right.error
+      if (e._tag === "UpstreamRequestInvalid") return yield* recipientRefused(recipientId, { error: e.code, message: e.message })
+      // Refused for throughput (ours or Meta's, which accepted nothing): the recipient waits for a later pass.
+      yield* sql`update broadcast_recipients set claimed_until = null where id = ${recipientId}`.pipe(Effect.orDie)
+      return "throttled" as const
     })
 
     /** Read receipt (SPEC §4.1): not a message, not billable, no counter. */
