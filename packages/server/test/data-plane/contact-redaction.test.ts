@@ -81,7 +81,7 @@ const replay = (key: string, lastEventId: string, untilEventId: string) =>
 
 layer(WebhooksTestServer, { excludeTestServices: true, timeout: 60_000 })("contact deletion and the envelopes", (it) => {
   it.scoped(
-    "after DELETE /contacts and its wipe, the contact's events read [redacted] (ids, types, conversation and times kept) in deliveries with full_envelope, batches, inactivity notices, the stream's replay and the POSTs still pending; another contact's stay whole",
+    "after DELETE /contacts and its wipe, the contact's events read [redacted] (ids, types, conversation and times kept) in deliveries with full_envelope, batches, inactivity notices, the stream's replay and the POSTs still pending; another contact's, and those of a new contact with the same phone, stay whole",
     () =>
       Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient
@@ -111,14 +111,34 @@ layer(WebhooksTestServer, { excludeTestServices: true, timeout: 60_000 })("conta
 
         const deleted = yield* request("DELETE", `${V1}/contacts/${mine.contact}`, { key })
         expect(deleted.status, deleted.text).toBe(202)
+        // The same person writes again before the wipe: a new contact and conversation, which the wipe keeps whole.
+        const fresh = yield* seedThread(accountId, channelId, person, [{}])
+        const [again, newest] = yield* inboundEvents(accountId, channelId, person, fresh, "back again")
+        yield* fanOut.drain()
         // Small batches, each its own transaction: one, as if the worker then crashed, and the
         // next run resumes the redaction from its saved position, batch after batch.
         expect(yield* wipe((w) => w.step(2))).toEqual({ messages: 1, finished: false })
         expect(yield* wipe((w) => w.runOnce(2))).toEqual({ contacts: 1, messages: 0 })
-        // The staged envelope's window closes after the wipe: its batch is built from the redacted copy.
+        // The staged envelopes' window closes after the wipe: their batch is built from the redacted copies.
         yield* sql`update webhook_buffer_items set created_at = now() - interval '2 minutes'
           where developer_account_id = ${accountId}`
         expect((yield* buffer.runOnce()).batches).toBe(1)
+
+        /** Every envelope of `payloads` (single or batched), by conversation: the deleted one's redacted, the others whole. */
+        const expectRedacted = (payloads: ReadonlyArray<any>, counts: readonly [number, number, number]) => {
+          const envelopes = payloads.flatMap((p) => p.events ?? [p])
+          const about = (conversation: number) => envelopes.filter((e) => e.data.conversation_id === conversation)
+          expect([about(mine.conversation).length, about(fresh.conversation).length, about(theirs.conversation).length])
+            .toEqual(counts)
+          for (const e of about(mine.conversation)) {
+            expect(e.data.peer_id).toBe("[redacted]")
+            expect(JSON.stringify(e)).not.toContain(person)
+          }
+          for (const e of about(fresh.conversation)) expect(e.data.peer_id).toBe(person)
+          for (const e of about(theirs.conversation)) expect(e.data.peer_id).toBe(other)
+          expect(JSON.stringify(payloads)).not.toContain(`words of ${person}`)
+          expect(JSON.stringify(payloads)).toContain("back again")
+        }
 
         // Every delivery, with its full envelope, through the API.
         const list = yield* request("GET", `${V1}/webhooks/deliveries?limit=100`, { key })
@@ -129,12 +149,10 @@ layer(WebhooksTestServer, { excludeTestServices: true, timeout: 60_000 })("conta
           expect(one.status, one.text).toBe(200)
           full.push(one.body)
         }
-        // 4 + 2 fanned out, 2 batches, 2 inactivity notices.
-        expect(full).toHaveLength(10)
-        const seen = JSON.stringify(full)
-        expect(seen).not.toContain(person)
-        expect(seen).toContain(`words of ${other}`)
-        const redacted = full.find((d) => d.event_id === received)
+        // 8 fanned out, 2 batches, 2 inactivity notices; of the deleted conversation: 4 alone, 2 in batches, 1 notice.
+        expect(full).toHaveLength(12)
+        expectRedacted(full.map((d) => d.envelope), [7, 3, 4])
+        const redacted = full.find((d) => d.event_id === received && d.envelope.events === undefined)
         expect(redacted).toMatchObject({
           event_type: "message.received",
           conversation_peer: "[redacted]",
@@ -160,36 +178,40 @@ layer(WebhooksTestServer, { excludeTestServices: true, timeout: 60_000 })("conta
             }
           }
         })
+        expect(full.find((d) => d.event_id === again && d.envelope.events === undefined))
+          .toMatchObject({ conversation_peer: person, envelope: { data: { peer_id: person, text: "back again" } } })
         const notice = full.find((d) => d.event_type === "conversation.inactive" && d.envelope.data.conversation_id === mine.conversation)
         expect(notice.envelope.data).toMatchObject({ conversation_id: mine.conversation, peer_id: "[redacted]", message_count: 1 })
         const batches = full.filter((d) => d.envelope.events !== undefined)
         expect(batches.map((b) => b.envelope.events.map((e: { data: { peer_id: string } }) => e.data.peer_id)))
-          .toEqual(expect.arrayContaining([[other, "[redacted]"], ["[redacted]"]]))
+          .toEqual(expect.arrayContaining([[other, "[redacted]"], ["[redacted]", person]]))
 
-        // The stream's replay after Last-Event-ID.
-        const stream = yield* replay(key, before!, last!)
+        // The stream's replay after Last-Event-ID: 4 events of the deleted conversation, 2 of the new one, 1 of the other.
+        const stream = yield* replay(key, before!, newest!)
         expect(stream).toContain(received)
-        expect(stream).toContain("[redacted]")
-        expect(stream).not.toContain(person)
+        expectRedacted(
+          stream.split("\n").filter((l) => l.startsWith("data: ")).map((l) => JSON.parse(l.slice(6))),
+          [4, 2, 1]
+        )
 
         // The deliveries still pending send the redacted envelopes.
         const dispatcher = yield* Dispatcher
         for (let i = 0; i < 20 && (yield* dispatcher.runOnce()).claimed > 0; i++) { /* until none is due */ }
-        expect(receiver.received).toHaveLength(10)
-        const posted = receiver.received.map((r) => r.body.toString("utf8"))
-        expect(posted.join("\n")).not.toContain(person)
-        // Alone to the first subscription, in a batch to the buffered one.
-        expect(posted.filter((b) => b.includes(received))).toHaveLength(2)
+        expect(receiver.received).toHaveLength(12)
+        expectRedacted(receiver.received.map((r) => JSON.parse(r.body.toString("utf8"))), [7, 3, 4])
 
-        // Nor does any stored envelope or peer still name the person.
-        const [left] = yield* sql<{ n: number }>`select
-          (select count(*) from events where developer_account_id = ${accountId}
-             and (envelope::text like ${`%${person}%`} or conversation_peer = ${person}))::int +
+        // Nor does any stored envelope or peer of the deleted conversation still name the person.
+        const [left] = yield* sql<{ texts: number; peers: number }>`select
+          (select count(*) from events where developer_account_id = ${accountId} and envelope::text like ${`%words of ${person}%`})::int +
           (select count(*) from webhook_deliveries where developer_account_id = ${accountId}
-             and (envelope::text like ${`%${person}%`} or conversation_peer = ${person}))::int +
+             and envelope::text like ${`%words of ${person}%`})::int +
           (select count(*) from webhook_buffer_items where developer_account_id = ${accountId}
-             and envelope::text like ${`%${person}%`})::int as n`
-        expect(left!.n).toBe(0)
+             and envelope::text like ${`%words of ${person}%`})::int as texts,
+          (select count(*) from events where developer_account_id = ${accountId} and conversation_peer = ${person})::int +
+          (select count(*) from webhook_deliveries where developer_account_id = ${accountId} and conversation_peer = ${person})::int
+            as peers`
+        // The new conversation's message.received event and its delivery keep the peer.
+        expect(left).toEqual({ texts: 0, peers: 2 })
       })
   )
 })
