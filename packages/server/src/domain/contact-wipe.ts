@@ -2,7 +2,10 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { redactContactStep } from "./contact-redaction.js"
 
-/** Messages deleted per transaction: a long history is wiped in many short transactions, none holding locks for long. */
+/**
+ * Rows per transaction, messages deleted or events and deliveries read for redaction: a
+ * long history is wiped in many short transactions, none holding locks for long.
+ */
 export const WIPE_BATCH = 500
 
 export interface WipeResult {
@@ -23,7 +26,7 @@ export interface WipeResult {
  * to that person meanwhile starts a new contact and conversation and is never part
  * of this one. Events keep no foreign key to messages or conversations: they stay,
  * redacted, and so do their deliveries, whose pending ones then send the redacted
- * envelope; inactivity notices go with their conversation.
+ * envelope; the inactivity notices' bookkeeping rows go with their conversation.
  */
 export class ContactWipe extends Effect.Service<ContactWipe>()("@platform/server/ContactWipe", {
   effect: Effect.gen(function*() {
