@@ -4,7 +4,7 @@ import { Clock, Effect } from "effect"
 import { newEventId } from "../domain/events.js"
 import { DeliveryWakeup } from "./wakeup.js"
 
-const BUFFER_LOCK = 0x706c_6602
+export const BUFFER_LOCK = 0x706c_6602
 
 interface ItemRow {
   readonly id: number

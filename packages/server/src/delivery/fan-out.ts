@@ -5,7 +5,7 @@ import { EngineSql } from "./engine-sql.js"
 import { DeliveryWakeup } from "./wakeup.js"
 
 /** Fan-out is serialized across processes so delivery ids follow event ids (per-peer order). */
-const FAN_OUT_LOCK = 0x706c_6601
+export const FAN_OUT_LOCK = 0x706c_6601
 
 /** How long a dispatcher may free no POST slot before fan-out stops waiting for its room (see `drain`). */
 const ROOM_WAIT = Duration.millis(100)

@@ -1,5 +1,7 @@
 import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { BUFFER_LOCK } from "../delivery/buffer.js"
+import { FAN_OUT_LOCK } from "../delivery/fan-out.js"
 
 /** What a deleted contact's personal fields read in the envelopes that outlive it. */
 export const REDACTED = "[redacted]"
@@ -7,12 +9,10 @@ export const REDACTED = "[redacted]"
 /** The fields of message.* and conversation.* data that name the person or quote them (SPEC §6.2). */
 const PERSONAL_FIELDS = new Set(["peer_id", "text", "media_id", "meta_message_id"])
 
-// The advisory keys of delivery/fan-out.ts and delivery/buffer.ts. Waiting for both
-// before redacting the staged envelopes means no fan-out that read an event before
-// its redaction, and no batch assembly that read a staged envelope before its
-// redaction, is still uncommitted: its copy is in a row this wipe reads afterwards.
-const FAN_OUT_LOCK = 0x706c_6601
-const BUFFER_LOCK = 0x706c_6602
+// Waiting for fan-out's and the buffer's advisory locks before redacting the staged
+// envelopes means no fan-out that read an event before its redaction, and no batch
+// assembly that read a staged envelope before its redaction, is still uncommitted:
+// its copy is in a row this wipe reads afterwards.
 
 // Events and deliveries are stamped when written, in id order but for the rows of
 // transactions that overlap: the range starts this much before the contact's first
