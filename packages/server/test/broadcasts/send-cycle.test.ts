@@ -37,6 +37,25 @@ const sending = (s: Setup, tos: ReadonlyArray<string>) =>
 
 const runOnce = Effect.flatMap(BroadcastSender, (sender) => sender.runOnce())
 
+/**
+ * A pass on the test clock over a channel sending one a second, with `stop` run (a
+ * cancel, a downgrade) while the pass waits for its second recipient's slot; the pass's result.
+ */
+const stopDuringSecondSlot = <E, R>(stop: Effect.Effect<unknown, E, R>) =>
+  Effect.gen(function*() {
+    const t0 = Date.now()
+    yield* TestClock.setTime(t0)
+    const pass = yield* Effect.fork(runOnce)
+    // Waits (without time passing) until the pass sleeps until t0 + 1 s for the second slot.
+    yield* TestClock.sleeps().pipe(
+      Effect.tap(() => Effect.yieldNow()),
+      Effect.repeat({ until: Chunk.some((at) => at === t0 + 1000) })
+    )
+    yield* stop
+    yield* TestClock.adjust(Duration.seconds(1))
+    return yield* Fiber.join(pass)
+  }).pipe(Effect.provide(TestContext.TestContext))
+
 /** Holds a recipient as another worker's claim would: live (`ms` ahead) or expired (`ms` < 0). */
 const claimFor = (recipientId: number, ms: number) =>
   Effect.flatMap(sql, (q) =>
@@ -281,19 +300,10 @@ layer(MessagingTestServer({ SANDBOX_CALLBACK_DELAY_MS: "600000" }), { timeout: 1
       yield* q`update platform_channels set throughput_per_second = 1 where id = ${s.chat}`
       const id = yield* sending(s, Array.from({ length: 5 }, () => freshTo()))
       const before = yield* sandboxSends
-      yield* Effect.gen(function*() {
-        const t0 = Date.now()
-        yield* TestClock.setTime(t0)
-        const pass = yield* Effect.fork(runOnce)
-        // Waits (without time passing) until the pass sleeps until t0 + 1 s for the second slot.
-        yield* TestClock.sleeps().pipe(
-          Effect.tap(() => Effect.yieldNow()),
-          Effect.repeat({ until: Chunk.some((at) => at === t0 + 1000) })
-        )
-        expect((yield* api(s, "POST", `/${id}/cancel`)).body.status).toBe("draft")
-        yield* TestClock.adjust(Duration.seconds(1))
-        expect(yield* Fiber.join(pass)).toMatchObject({ sent: 2, failed: 0 })
-      }).pipe(Effect.provide(TestContext.TestContext))
+      const pass = yield* stopDuringSecondSlot(
+        api(s, "POST", `/${id}/cancel`).pipe(Effect.map((r) => expect(r.body.status).toBe("draft")))
+      )
+      expect(pass).toMatchObject({ sent: 2, failed: 0 })
       expect((yield* sandboxSends) - before).toBe(2)
       const rows = yield* recipientRows(id)
       expect(rows.map((r) => r.status)).toEqual(["sent", "sent", "pending", "pending", "pending"])
@@ -309,19 +319,8 @@ layer(MessagingTestServer({ SANDBOX_CALLBACK_DELAY_MS: "600000" }), { timeout: 1
       const id = yield* sending(s, Array.from({ length: 5 }, () => freshTo()))
       expect((yield* request("DELETE", `/platform/dashboard/channels/${s.social}`, { cookie: s.dev.cookie })).status).toBe(204)
       const before = yield* sandboxSends
-      yield* Effect.gen(function*() {
-        const t0 = Date.now()
-        yield* TestClock.setTime(t0)
-        const pass = yield* Effect.fork(runOnce)
-        // Waits (without time passing) until the pass sleeps until t0 + 1 s for the second slot.
-        yield* TestClock.sleeps().pipe(
-          Effect.tap(() => Effect.yieldNow()),
-          Effect.repeat({ until: Chunk.some((at) => at === t0 + 1000) })
-        )
-        expect((yield* setPlan(s.dev, "free")).status).toBe(200)
-        yield* TestClock.adjust(Duration.seconds(1))
-        expect(yield* Fiber.join(pass)).toMatchObject({ sent: 2, failed: 0, finished: 0 })
-      }).pipe(Effect.provide(TestContext.TestContext))
+      const pass = yield* stopDuringSecondSlot(setPlan(s.dev, "free").pipe(Effect.map((r) => expect(r.status).toBe(200))))
+      expect(pass).toMatchObject({ sent: 2, failed: 0, finished: 0 })
       expect((yield* sandboxSends) - before).toBe(2)
       const rows = yield* recipientRows(id)
       expect(rows.map((r) => r.status)).toEqual(["sent", "sent", "pending", "pending", "pending"])
