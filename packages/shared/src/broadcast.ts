@@ -44,7 +44,7 @@ export const BroadcastRecipientInput = Schema.Struct({
   components: optional(RuntimeComponents)
 }).annotations({ message: () => "must be an object with to and optional components" })
 
-/** POST /broadcasts/{id}/recipients: 1..1000 recipients a call, deduplicated by `to`. */
+/** POST /broadcasts/{id}/recipients: 1..1000 recipients a call, deduplicated by `to` (by its digits: broadcasts run on chat channels). */
 export const BroadcastRecipientsLoad = requestBody(
   Schema.Struct({
     recipients: Schema.Array(BroadcastRecipientInput).annotations({ message: () => "must be a list of recipients" }).pipe(

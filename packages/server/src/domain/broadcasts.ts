@@ -20,6 +20,7 @@ import {
   ValidationFailed
 } from "@platform/shared"
 import { Clock, Effect } from "effect"
+import { firstPerKey } from "./broadcast-recipient-key.js"
 import { ChannelCredentialsCache, type UsableChannel } from "./channel-credentials.js"
 import { Idempotency, requestHash, type StoredResponse } from "./idempotency.js"
 import { Messages, type Replayed } from "./messages.js"
@@ -215,21 +216,24 @@ export class Broadcasts extends Effect.Service<Broadcasts>()("@platform/server/B
     })
 
     /**
-     * Adds the recipients not loaded yet (by `to`, first occurrence wins) to a draft
-     * or scheduled broadcast. The plan's recipients per broadcast is checked against
-     * the locked row, so concurrent loads can never overshoot it together.
+     * Adds the recipients not loaded yet to a draft or scheduled broadcast: one per
+     * person (broadcast-recipient-key.ts), the first `to` given kept as given, within
+     * the call and against those loaded before. The plan's recipients per broadcast
+     * is checked against the locked row, so concurrent loads can never overshoot it
+     * together, and counts only those new people.
      */
     const addRecipients = Effect.fn("Broadcasts.addRecipients")(
       function*(accountId: number, id: number, input: BroadcastRecipientsLoad) {
         const plan = yield* requirePlan(accountId)
         const limit = PLAN_LIMITS[plan].broadcast_recipients_limit
-        const unique = new Map<string, (typeof input.recipients)[number]>()
-        for (const r of input.recipients) if (!unique.has(r.to)) unique.set(r.to, r)
-        const tos = [...unique.keys()]
-        const components = [...unique.values()].map((r) => (r.components === undefined ? null : json(r.components)))
         return yield* sql.withTransaction(Effect.gen(function*() {
           const row = yield* find(accountId, id, true)
           if (row.status !== "draft" && row.status !== "scheduled") return yield* locked(row, "given recipients")
+          const [channel] = yield* sql<{ type: "chat" | "social" }>`select type from platform_channels
+            where id = ${row.platform_channel_id}`.pipe(Effect.orDie)
+          const unique = firstPerKey(channel!.type, input.recipients)
+          const keys = unique.map((r) => r.key)
+          const components = unique.map((r) => (r.components === undefined ? null : json(r.components)))
           yield* checkComponents(
             { id: row.platform_channel_id, account_id: accountId },
             row.template_name,
@@ -237,8 +241,8 @@ export class Broadcasts extends Effect.Service<Broadcasts>()("@platform/server/B
             input.recipients.map((r, i) => ({ components: r.components, at: ["recipients", i] }))
           )
           const [known] = yield* sql<{ n: number }>`select count(*)::int as n from broadcast_recipients
-            where broadcast_id = ${id} and "to" = any(${tos}::text[])`.pipe(Effect.orDie)
-          const fresh = tos.length - known!.n
+            where broadcast_id = ${id} and to_key = any(${keys}::text[])`.pipe(Effect.orDie)
+          const fresh = keys.length - known!.n
           if (row.recipient_count + fresh > limit) {
             return yield* new ValidationFailed({
               detail: [{
@@ -253,10 +257,11 @@ export class Broadcasts extends Effect.Service<Broadcasts>()("@platform/server/B
           }
           const [counted] = yield* sql<{ added: number; recipient_count: number }>`
             with added as (
-              insert into broadcast_recipients (broadcast_id, "to", components)
-              select ${id}, u.t, u.c::jsonb from unnest(${tos}::text[], ${components}::text[]) with ordinality as u(t, c, n)
+              insert into broadcast_recipients (broadcast_id, "to", to_key, components)
+              select ${id}, u.t, u.k, u.c::jsonb
+              from unnest(${unique.map((r) => r.to)}::text[], ${keys}::text[], ${components}::text[]) with ordinality as u(t, k, c, n)
               order by u.n
-              on conflict (broadcast_id, "to") do nothing
+              on conflict (broadcast_id, to_key) do nothing
               returning 1
             )
             update broadcasts set recipient_count = recipient_count + (select count(*) from added), updated_at = now()

@@ -181,6 +181,49 @@ layer(MessagingTestServer(), { timeout: 120_000, excludeTestServices: true })("b
       expect((yield* api(s, "GET", `/${id}`)).body.recipient_count).toBe(3)
     }))
 
+  it.effect("on a chat channel recipients are deduplicated by the digits of the number, within a call and against those loaded before; the first keeps its to as given", () =>
+    Effect.gen(function*() {
+      const s = yield* ctx
+      const id = yield* draftWith(s, [])
+      const [a, b, c] = [freshTo(), freshTo(), freshTo()]
+      const spaced = (to: string) => `+${to.slice(0, 1)} ${to.slice(1, 4)} ${to.slice(4, 7)} ${to.slice(7)}`
+      const first = yield* api(s, "POST", `/${id}/recipients`, {
+        recipients: [{ to: spaced(a) }, { to: `+${a}` }, { to: b }, { to: a }]
+      })
+      expect(first.status, first.text).toBe(200)
+      expect(first.body).toEqual({ added: 2, skipped: 2, recipient_count: 2 })
+      const dashed = (to: string) => `${to.slice(0, 1)}-${to.slice(1, 4)}-${to.slice(4, 7)}-${to.slice(7)}`
+      const second = yield* api(s, "POST", `/${id}/recipients`, {
+        recipients: [{ to: dashed(a) }, { to: `+${b}` }, { to: dashed(c) }, { to: c }]
+      })
+      expect(second.body).toEqual({ added: 1, skipped: 3, recipient_count: 3 })
+      expect((yield* recipientRows(id)).map((r) => r.to)).toEqual([spaced(a), b, dashed(c)])
+      expect((yield* api(s, "GET", `/${id}`)).body.recipient_count).toBe(3)
+    }))
+
+  it.effect("a number loaded again in another format does not count toward the plan's recipients per broadcast", () =>
+    Effect.gen(function*() {
+      const s = yield* ctx
+      const id = yield* draftWith(s, [])
+      const tos = Array.from({ length: 999 }, (_, i) => `1555088${String(i).padStart(4, "0")}`)
+      expect((yield* api(s, "POST", `/${id}/recipients`, { recipients: tos.map((to) => ({ to })) })).status).toBe(200)
+      // lite: 1000. One new number (given twice) and one already loaded: 999 + 1, not 999 + 3.
+      const last = "15550889999"
+      const fits = yield* api(s, "POST", `/${id}/recipients`, {
+        recipients: [{ to: `+${tos[0]}` }, { to: last }, { to: `+${last}` }]
+      })
+      expect(fits.status, fits.text).toBe(200)
+      expect(fits.body).toEqual({ added: 1, skipped: 2, recipient_count: 1000 })
+      // Full: a number already loaded is a duplicate, not one over the limit.
+      const again = yield* api(s, "POST", `/${id}/recipients`, { recipients: [{ to: `+1 555 088 ${tos[5]!.slice(7)}` }] })
+      expect(again.status, again.text).toBe(200)
+      expect(again.body).toEqual({ added: 0, skipped: 1, recipient_count: 1000 })
+      const over = yield* api(s, "POST", `/${id}/recipients`, { recipients: [{ to: `+${tos[7]}` }, { to: "15550887777" }] })
+      expect(over.status).toBe(422)
+      expect(over.body.detail[0]).toMatchObject({ ctx: { limit: 1000, recipient_count: 1000, adding: 1 } })
+      expect(yield* recipientRows(id)).toHaveLength(1000)
+    }))
+
   it.effect("a recipient whose to POST /messages would refuse (empty, only whitespace) is 422 at its index and the load adds nothing", () =>
     Effect.gen(function*() {
       const s = yield* ctx

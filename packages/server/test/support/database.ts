@@ -1,8 +1,9 @@
-import { SqlClient } from "@effect/sql"
+import { Migrator, SqlClient } from "@effect/sql"
 import { Effect, Layer } from "effect"
 import { randomBytes } from "node:crypto"
 import pg from "pg"
 import { EMBEDDED_CONNECTIONS, embeddedConnection, migrate, parseDatabaseUrl, pgLayer, type Connection } from "../../src/db/client.js"
+import { migrations } from "../../src/db/migrations/index.js"
 
 const adminQuery = async (connection: Connection, text: string) => {
   const client = new pg.Client({ ...connection, user: connection.username, database: connection.database })
@@ -19,7 +20,7 @@ const adminQuery = async (connection: Connection, text: string) => {
  * named by `DATABASE_URL` (dropped afterwards), or an in-memory PGlite.
  * Files therefore run in parallel without seeing each other's rows.
  */
-export const TestDatabase = Layer.unwrapScoped(Effect.gen(function*() {
+const database = (run: typeof migrate) => Layer.unwrapScoped(Effect.gen(function*() {
   const url = process.env.DATABASE_URL
   let connection: Connection
   let connections = 10
@@ -35,8 +36,20 @@ export const TestDatabase = Layer.unwrapScoped(Effect.gen(function*() {
     connection = yield* embeddedConnection({})
     connections = EMBEDDED_CONNECTIONS
   }
-  return Layer.effectDiscard(migrate).pipe(Layer.provideMerge(pgLayer(connection, connections)))
+  return Layer.effectDiscard(run).pipe(Layer.provideMerge(pgLayer(connection, connections)))
 }))
+
+export const TestDatabase = database(migrate)
+
+/**
+ * A fresh database migrated up to `migration` (excluded), for a test of what that
+ * migration does to rows written before it; `migrate` then runs the rest.
+ */
+export const TestDatabaseBefore = (migration: keyof typeof migrations) =>
+  database(Migrator.make({})({
+    loader: Migrator.fromRecord(Object.fromEntries(Object.entries(migrations).filter(([name]) => name < migration))),
+    table: "platform_migrations"
+  }))
 
 /** Runs raw SQL in tests (fixtures and assertions on rows written). */
 export const sql = SqlClient.SqlClient

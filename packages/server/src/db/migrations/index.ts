@@ -14,6 +14,7 @@ import deliveryFilterIndexes from "./0014_delivery_filter_indexes.js"
 import dataPlane from "./0015_data_plane.js"
 import broadcastSendCycle from "./0016_broadcast_send_cycle.js"
 import contactWipeProgress from "./0018_contact_wipe_progress.js"
+import broadcastRecipientKeys from "./0019_broadcast_recipient_keys.js"
 
 /** Migrations imported statically (not read from disk) so the bundled server carries them. */
 export const migrations = {
@@ -32,5 +33,6 @@ export const migrations = {
   "0014_delivery_filter_indexes": deliveryFilterIndexes,
   "0015_data_plane": dataPlane,
   "0016_broadcast_send_cycle": broadcastSendCycle,
-  "0018_contact_wipe_progress": contactWipeProgress
+  "0018_contact_wipe_progress": contactWipeProgress,
+  "0019_broadcast_recipient_keys": broadcastRecipientKeys
 }
