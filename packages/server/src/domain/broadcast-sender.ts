@@ -193,21 +193,31 @@ export class BroadcastSender extends Effect.Service<BroadcastSender>()("@platfor
         return { sent, failed, throttled: 0 }
       })
 
-    /** sending → completed when no recipient is pending; failed when none was sent. */
+    /**
+     * sending → completed when no recipient is pending; failed when none was sent and
+     * some failed. Which broadcasts finish is decided by index probes (a pending
+     * recipient in broadcast_recipients_pending_idx, any recipient at all), not by
+     * counting: a broadcast still sending has a pending recipient, found at once,
+     * while a count would read every recipient of it (100,000 a pass for a big one)
+     * on every pass. Only a broadcast that finishes has its recipients counted, once.
+     * `materialized` keeps the planner from counting before it probes.
+     */
     const finish = sql<{ id: number }>`
+      with done as materialized (
+        select b.id from broadcasts b
+        where b.status = 'sending'
+          and not exists (select from broadcast_recipients r where r.broadcast_id = b.id and r.status = 'pending')
+          and exists (select from broadcast_recipients r where r.broadcast_id = b.id)
+      )
       update broadcasts b
       set status = case when s.sent = 0 and s.failed > 0 then 'failed' else 'completed' end,
         completed_at = now(), updated_at = now()
-      from (
-        select r.broadcast_id,
-          count(*) filter (where r.status = 'sent') as sent,
-          count(*) filter (where r.status = 'failed') as failed,
-          count(*) filter (where r.status = 'pending') as pending
-        from broadcast_recipients r
-        where r.broadcast_id in (select id from broadcasts where status = 'sending')
-        group by r.broadcast_id
+      from done d
+      cross join lateral (
+        select count(*) filter (where r.status = 'sent') as sent, count(*) filter (where r.status = 'failed') as failed
+        from broadcast_recipients r where r.broadcast_id = d.id
       ) s
-      where b.id = s.broadcast_id and b.status = 'sending' and s.pending = 0
+      where b.id = d.id and b.status = 'sending'
       returning b.id`.pipe(Effect.orDie)
 
     const runOnce = Effect.fn("BroadcastSender.runOnce")(function*() {
