@@ -13,12 +13,12 @@ import {
   setUsage,
   type Setup,
   setup,
+  sharedSetup,
   sql,
   usageOf
 } from "./support.js"
 
-let ready: Setup | undefined
-const ctx = Effect.suspend(() => (ready ? Effect.succeed(ready) : setup("bc").pipe(Effect.tap((s) => (ready = s)))))
+const ctx = sharedSetup("bc")
 
 const inSeconds = (s: number) => new Date(Date.now() + s * 1000).toISOString()
 

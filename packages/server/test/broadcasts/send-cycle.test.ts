@@ -17,12 +17,12 @@ import {
   setUsage,
   type Setup,
   setup,
+  sharedSetup,
   sql,
   usageOf
 } from "./support.js"
 
-let ready: Setup | undefined
-const ctx = Effect.suspend(() => (ready ? Effect.succeed(ready) : setup("bcs").pipe(Effect.tap((s) => (ready = s)))))
+const ctx = sharedSetup("bcs")
 
 const FAILS = SANDBOX_MAGIC_RECIPIENTS.reengagementRequired
 

@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import { currentPeriod } from "../../src/domain/usage.js"
 import { request, type Setup, sql } from "../messages/support.js"
 
-export { MessagingTestServer, request, sandboxSends, type Setup, setup, sql } from "../messages/support.js"
+export { MessagingTestServer, request, sandboxSends, type Setup, setup, sharedSetup, sql } from "../messages/support.js"
 
 let n = 0
 /** A recipient number no other test of the file uses. */

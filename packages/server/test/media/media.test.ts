@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import { createServer, type Server } from "node:http"
 import { SandboxState } from "../../src/upstream/sandbox/state.js"
 import { baseUrl } from "../auth/support.js"
-import { MessagingTestServer, request, type Setup, setup, sql } from "../messages/support.js"
+import { MessagingTestServer, request, setup, sharedSetup, sql } from "../messages/support.js"
 
 const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, ...Array.from({ length: 200 }, (_, i) => i % 256)])
 const JPEG = new Uint8Array([0xff, 0xd8, 0xff, 0xe0, ...Array.from({ length: 200 }, (_, i) => i % 256)])
@@ -50,8 +50,7 @@ const upload = (key: string, parts: ReadonlyArray<readonly [string, string | Blo
 
 const blob = (bytes: Uint8Array, type: string) => new Blob([bytes as Uint8Array<ArrayBuffer>], { type })
 
-let ready: Setup | undefined
-const ctx = Effect.suspend(() => (ready ? Effect.succeed(ready) : setup("media").pipe(Effect.tap((s) => (ready = s)))))
+const ctx = sharedSetup("media")
 
 layer(MessagingTestServer(), { timeout: 120_000, excludeTestServices: true })("media: upload, short-lived URL, delete", (it) => {
   it.effect("a multipart upload streams the file to the upstream and answers the media id; the URL link streams it back without a key", () =>

@@ -3,10 +3,9 @@ import { Effect } from "effect"
 import { SANDBOX_MAGIC_RECIPIENTS } from "../../src/upstream/sandbox/magic.js"
 import { SandboxState } from "../../src/upstream/sandbox/state.js"
 import { ENVELOPE_KEYS, formOf, MESSAGE_DATA_KEYS } from "../support/envelope-form.js"
-import { MessagingTestServer, request, sandboxSends, send, type Setup, setup, sql } from "./support.js"
+import { MessagingTestServer, request, sandboxSends, send, setup, sharedSetup, sql } from "./support.js"
 
-let ready: Setup | undefined
-const ctx = Effect.suspend(() => (ready ? Effect.succeed(ready) : setup("effects").pipe(Effect.tap((s) => (ready = s)))))
+const ctx = sharedSetup("effects")
 
 const eventsOf = (accountId: number, type: string) =>
   Effect.flatMap(sql, (q) =>

@@ -2,10 +2,9 @@ import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { currentPeriod } from "../../src/domain/usage.js"
 import { SANDBOX_MAGIC_RECIPIENTS } from "../../src/upstream/sandbox/magic.js"
-import { MessagingTestServer, sandboxSends, send, type Setup, setup, sql } from "./support.js"
+import { MessagingTestServer, sandboxSends, send, type Setup, setup, sharedSetup, sql } from "./support.js"
 
-let ready: Setup | undefined
-const ctx = Effect.suspend(() => (ready ? Effect.succeed(ready) : setup("idem").pipe(Effect.tap((s) => (ready = s)))))
+const ctx = sharedSetup("idem")
 
 let n = 0
 const freshKey = () => `key-${Date.now().toString(36)}-${n++}`

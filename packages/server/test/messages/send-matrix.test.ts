@@ -1,10 +1,9 @@
 import { expect, layer } from "@effect/vitest"
 import type { MessageType } from "@platform/shared"
 import { Effect } from "effect"
-import { MessagingTestServer, request, sandboxSends, send, type Setup, setup } from "./support.js"
+import { MessagingTestServer, request, sandboxSends, send, setup, sharedSetup } from "./support.js"
 
-let ready: Setup | undefined
-const ctx = Effect.suspend(() => (ready ? Effect.succeed(ready) : setup("matrix").pipe(Effect.tap((s) => (ready = s)))))
+const ctx = sharedSetup("matrix")
 
 const SOCIAL_TYPES: ReadonlySet<MessageType> = new Set(["text", "image", "video", "audio", "document", "reaction", "typing"])
 

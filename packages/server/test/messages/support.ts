@@ -70,6 +70,12 @@ export const setup = (label = "msg") =>
     return { dev, key, chat: chatReply.body.channel_id as number, social: socialReply.body.channel_id as number } satisfies Setup
   })
 
+/** `setup(label)` once per test file: the first test to ask builds it, the others share it. */
+export const sharedSetup = (label: string) => {
+  let ready: Setup | undefined
+  return Effect.suspend(() => (ready ? Effect.succeed(ready) : setup(label).pipe(Effect.tap((s) => (ready = s)))))
+}
+
 /** POST /platform/v1/messages with the key. */
 export const send = (key: string, body: unknown, headers: Record<string, string> = {}) =>
   request("POST", "/platform/v1/messages", { key, body, headers })

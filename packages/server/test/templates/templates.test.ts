@@ -2,12 +2,11 @@ import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { SandboxState } from "../../src/upstream/sandbox/state.js"
 import { baseUrl, connectChat } from "../auth/support.js"
-import { MessagingTestServer, request, send, type Setup, setup, sql } from "../messages/support.js"
+import { MessagingTestServer, request, send, type Setup, setup, sharedSetup, sql } from "../messages/support.js"
 
 const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, ...Array.from({ length: 64 }, (_, i) => i)])
 
-let ready: Setup | undefined
-const ctx = Effect.suspend(() => (ready ? Effect.succeed(ready) : setup("tpl").pipe(Effect.tap((s) => (ready = s)))))
+const ctx = sharedSetup("tpl")
 
 let counter = 0
 const uniqueName = (prefix = "tpl") => `${prefix}_${Date.now().toString(36)}_${counter++}`
