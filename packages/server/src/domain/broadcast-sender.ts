@@ -200,7 +200,9 @@ export class BroadcastSender extends Effect.Service<BroadcastSender>()("@platfor
      * counting: a broadcast still sending has a pending recipient, found at once,
      * while a count would read every recipient of it (100,000 a pass for a big one)
      * on every pass. Only a broadcast that finishes has its recipients counted, once.
-     * `materialized` keeps the planner from counting before it probes.
+     * `materialized` keeps the planner from counting before it probes. A recipient
+     * counts as sent in any state past it (the contact wipe writes a redacted
+     * recipient's state to its status: broadcast-recipient-state.ts).
      */
     const finish = sql<{ id: number }>`
       with done as materialized (
@@ -214,7 +216,8 @@ export class BroadcastSender extends Effect.Service<BroadcastSender>()("@platfor
         completed_at = now(), updated_at = now()
       from done d
       cross join lateral (
-        select count(*) filter (where r.status = 'sent') as sent, count(*) filter (where r.status = 'failed') as failed
+        select count(*) filter (where r.status in ('sent','delivered','read','responded')) as sent,
+          count(*) filter (where r.status = 'failed') as failed
         from broadcast_recipients r where r.broadcast_id = d.id
       ) s
       where b.id = d.id and b.status = 'sending'

@@ -21,6 +21,7 @@ import {
 } from "@platform/shared"
 import { Clock, Effect } from "effect"
 import { firstPerKey } from "./broadcast-recipient-key.js"
+import { RECIPIENT_ERROR_SQL, RECIPIENT_STATE_SQL } from "./broadcast-recipient-state.js"
 import { ChannelCredentialsCache, type UsableChannel } from "./channel-credentials.js"
 import { Idempotency, requestHash, type StoredResponse } from "./idempotency.js"
 import { Messages, type Replayed } from "./messages.js"
@@ -276,27 +277,12 @@ export class Broadcasts extends Effect.Service<Broadcasts>()("@platform/server/B
       }
     )
 
-    /**
-     * Per-recipient state, computed at read time so the inbound path does no work for
-     * broadcasts: a sent recipient is delivered or read as its message's status says
-     * (failed when the upstream reported a failure), and responded once the peer wrote
-     * in that conversation after the send.
-     */
+    /** Per-recipient state and error (broadcast-recipient-state.ts). */
     const recipientStates = (broadcastId: number, channelId: number) =>
       sql`
         select r.id, r."to", r.meta_message_id, r.updated_at,
-          coalesce(r.error ->> 'message', case when m.status = 'failed' then m.error ->> 'message' end) as error,
-          case
-            when r.status <> 'sent' then r.status
-            when m.status = 'failed' then 'failed'
-            when exists (
-              select 1 from messages i
-              where i.conversation_id = m.conversation_id and i.direction = 'inbound' and i.created_at > r.sent_at
-            ) then 'responded'
-            when m.status = 'read' then 'read'
-            when m.status = 'delivered' then 'delivered'
-            else 'sent'
-          end as state
+          ${sql.unsafe(RECIPIENT_ERROR_SQL)} as error,
+          ${sql.unsafe(RECIPIENT_STATE_SQL)} as state
         from broadcast_recipients r
         left join messages m on m.platform_channel_id = ${channelId} and m.meta_message_id = r.meta_message_id
         where r.broadcast_id = ${broadcastId}`

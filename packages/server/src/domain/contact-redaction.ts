@@ -105,9 +105,10 @@ export const redactContactStep = (
         values (${contact.id}, ${next.stage}, ${next.after_id}, ${next.until_id})
         on conflict (contact_id) do update set stage = excluded.stage, after_id = excluded.after_id, until_id = excluded.until_id`
 
-    const [saved] = yield* sql<Progress>`select stage, after_id, until_id from contact_wipe_progress
+    const [saved] = yield* sql<Omit<Progress, "stage"> & { readonly stage: Stage | "messages" }>`select stage, after_id, until_id from contact_wipe_progress
       where contact_id = ${contact.id}`
-    const progress: Progress = saved === undefined
+    // 'messages': the stages before this one's are done (contact-send-redaction.ts).
+    const progress: Progress = saved === undefined || saved.stage === "messages"
       ? { stage: "events", ...(yield* range("events", "occurred_at")) }
       : { stage: saved.stage, after_id: Number(saved.after_id), until_id: Number(saved.until_id) }
 

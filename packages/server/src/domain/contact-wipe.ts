@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { redactContactStep } from "./contact-redaction.js"
+import { redactRecipientsStep, redactRepliesStep } from "./contact-send-redaction.js"
 
 /**
  * Rows per transaction, messages deleted or events and deliveries read for redaction: a
@@ -16,8 +17,11 @@ export interface WipeResult {
 /**
  * The asynchronous cascade of DELETE /contacts/{id}. The request only marks the
  * contact (deleted_at); this removes what the mark hides, one bounded batch per
- * transaction: up to WIPE_BATCH of its messages (its own and those of its
- * conversations); when none are left, up to WIPE_BATCH rows of the redaction of
+ * transaction: first up to WIPE_BATCH of the account's broadcasts searched for the
+ * person's recipients, redacted with their state kept (contact-send-redaction.ts);
+ * when none are left, up to WIPE_BATCH of its messages (its own and those of its
+ * conversations), and the stored Idempotency-Key replies of those sent by POST
+ * /messages redacted with them (contact-send-redaction.ts); when none are left, up to WIPE_BATCH rows of the redaction of
  * its events and of the deliveries that carry their own envelope (contact-redaction.ts);
  * when that is done, its conversations and the contact row.
  * A crash between batches loses nothing: the mark stays, the next run goes on.
@@ -37,14 +41,20 @@ export class ContactWipe extends Effect.Service<ContactWipe>()("@platform/server
         const [contact] = yield* sql<{ id: number; developer_account_id: number }>`select id, developer_account_id
           from contacts where deleted_at is not null order by id limit 1 for update skip locked`
         if (contact === undefined) return undefined
-        const [gone] = yield* sql<{ n: number }>`with gone as (
+        if (!(yield* redactRecipientsStep(sql, { id: contact.id, accountId: contact.developer_account_id }, size))) {
+          return { messages: 0, finished: false }
+        }
+        const [gone] = yield* sql<{ n: number; sent: string }>`with gone as (
             delete from messages where id in (
               select id from messages where contact_id = ${contact.id}
               union
               select m.id from messages m join conversations c on c.id = m.conversation_id where c.platform_contact_id = ${contact.id}
               limit ${size})
-            returning 1)
-          select count(*)::int as n from gone`
+            returning direction, source, meta_message_id, created_at)
+          select count(*)::int as n, coalesce(json_agg(json_build_object('meta_message_id', meta_message_id, 'created_at', created_at))
+              filter (where direction = 'outbound' and source = 'api' and meta_message_id is not null), '[]')::text as sent
+          from gone`
+        yield* redactRepliesStep(sql, contact.developer_account_id, JSON.parse(gone?.sent ?? "[]"))
         const n = gone?.n ?? 0
         if (n >= size) return { messages: n, finished: false }
         const redacted = yield* redactContactStep(sql, { id: contact.id, accountId: contact.developer_account_id }, size)

@@ -32,7 +32,7 @@ interface Row {
  * this long; a send finishes within the upstream's 10 s deadline, so two minutes
  * never cuts a live request short.
  */
-const STALE_IN_FLIGHT_SECONDS = 120
+export const STALE_IN_FLIGHT_SECONDS = 120
 
 const canonical = (value: unknown): unknown => {
   if (Array.isArray(value)) return value.map(canonical)

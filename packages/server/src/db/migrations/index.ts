@@ -15,6 +15,7 @@ import dataPlane from "./0015_data_plane.js"
 import broadcastSendCycle from "./0016_broadcast_send_cycle.js"
 import contactWipeProgress from "./0018_contact_wipe_progress.js"
 import broadcastRecipientKeys from "./0019_broadcast_recipient_keys.js"
+import contactWipeRecipients from "./0020_contact_wipe_recipients.js"
 
 /** Migrations imported statically (not read from disk) so the bundled server carries them. */
 export const migrations = {
@@ -34,5 +35,6 @@ export const migrations = {
   "0015_data_plane": dataPlane,
   "0016_broadcast_send_cycle": broadcastSendCycle,
   "0018_contact_wipe_progress": contactWipeProgress,
-  "0019_broadcast_recipient_keys": broadcastRecipientKeys
+  "0019_broadcast_recipient_keys": broadcastRecipientKeys,
+  "0020_contact_wipe_recipients": contactWipeRecipients
 }
