@@ -11,10 +11,11 @@ import { BroadcastSendCycleLive } from "./workers/broadcast-send-cycle.js"
 import { DeliveryWorkersLive } from "./workers/delivery-workers.js"
 import { ParkedStatusSweepLive } from "./workers/parked-status-sweep.js"
 import { RawForwardSweepLive } from "./workers/raw-forward-sweep.js"
+import { TemplateEditSweepLive } from "./workers/template-edit-sweep.js"
 
 /** The background workers; only where `ROLE` runs them. */
 const WorkersLive = Layer.unwrapEffect(
-  Effect.map(AppConfig, (config) => (config.runsWorkers ? Layer.mergeAll(RawForwardSweepLive, DeliveryWorkersLive, ParkedStatusSweepLive, ContactWipeSweepLive, BroadcastSendCycleLive) : Layer.empty))
+  Effect.map(AppConfig, (config) => (config.runsWorkers ? Layer.mergeAll(RawForwardSweepLive, DeliveryWorkersLive, ParkedStatusSweepLive, ContactWipeSweepLive, BroadcastSendCycleLive, TemplateEditSweepLive) : Layer.empty))
 ).pipe(Layer.provide(Secrets.Default))
 
 /**

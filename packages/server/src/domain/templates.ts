@@ -17,7 +17,7 @@ import {
   ValidationFailed
 } from "@platform/shared"
 import type { Multipart } from "@effect/platform"
-import { Clock, Effect, Fiber, type Stream } from "effect"
+import { Clock, Effect, Either, Fiber, Option, type Stream } from "effect"
 import { toSendErrorBody, type UpstreamError, type UpstreamFailure as UpstreamCallFailure, type UpstreamRequestInvalid } from "../upstream/errors.js"
 import { Upstream } from "../upstream/upstream.js"
 import { ChannelCredentialsCache, type UsableChannel } from "./channel-credentials.js"
@@ -108,6 +108,15 @@ const positionalMessage = (name: string) =>
 
 /** How long a create may wait for the upstream (gateway deadline 10 s, 3 retries with backoff), with room to spare. */
 const SUBMITTING_MS = 120_000
+
+/**
+ * How long a PATCH may hold its template pending before it counts as dead. From its mark to its
+ * final write a live edit makes one upstream call (a POST: 10 s deadline, never retried) and
+ * two statements; 2 minutes is far past that even on a slow database, so an edit older than
+ * this is one whose process died, and the sweep (or a sync) settles it. Shorter would let the
+ * sweep race a live edit; longer only keeps a dead one's template locked longer.
+ */
+export const TEMPLATE_EDIT_MS = 120_000
 
 /**
  * Message templates (SPEC §2.1, §3.1, §4.2). The upstream is the authority on a
@@ -285,15 +294,23 @@ export class Templates extends Effect.Service<Templates>()("@platform/server/Tem
       // otherwise leave the row pending (every later PATCH 409) whatever the upstream answered.
       return yield* toTheEnd(Effect.gen(function*() {
         // Pending from before the call: a second PATCH meanwhile is 409, and a review callback that
-        // beats the edit's answer moves the row on from pending (and is kept).
-        const claimed = yield* sql`update templates set meta_status = 'pending', updated_at = now()
+        // beats the edit's answer moves the row on from pending (and is kept). The start and the
+        // status it replaced are kept with it: a process that dies before the final write leaves
+        // them, and past TEMPLATE_EDIT_MS the sweep settles the row from the upstream. Until then
+        // the start alone keeps the lock, even once a callback has moved the status on.
+        const startedAt = new Date(yield* Clock.currentTimeMillis)
+        const claimed = yield* sql`update templates set meta_status = 'pending', edit_started_at = ${startedAt},
+            edit_previous_status = meta_status, updated_at = now()
           where id = ${row.id} and developer_account_id = ${accountId} and lower(coalesce(meta_status, '')) <> 'pending'
+            and (edit_started_at is null or edit_started_at <= ${new Date(startedAt.getTime() - TEMPLATE_EDIT_MS)})
           returning id`.pipe(Effect.orDie)
         if (claimed.length === 0) {
           return yield* new StatusLocked({ message: "the template is being edited or reviewed upstream; try again once it is approved or rejected", status: "pending" })
         }
-        const release = sql`update templates set meta_status = ${row.meta_status}, updated_at = now()
-          where id = ${row.id} and meta_status = 'pending'`.pipe(Effect.orDie)
+        const release = sql`update templates set
+            meta_status = case when meta_status = 'pending' then edit_previous_status else meta_status end,
+            edit_started_at = null, edit_previous_status = null, updated_at = now()
+          where id = ${row.id} and edit_started_at = ${startedAt}`.pipe(Effect.orDie)
 
         // A row never submitted (no upstream id) is submitted now; any other is edited in place upstream.
         const submit = row.meta_template_id === null
@@ -333,7 +350,7 @@ export class Templates extends Effect.Service<Templates>()("@platform/server/Tem
             meta_category = ${outcome.meta_category},
             meta_template_id = coalesce(meta_template_id, ${outcome.meta_template_id}),
             meta_rejection_reason = ${outcome.rejected ? sql`${outcome.reason}` : sql`case when meta_status = 'pending' then null else meta_rejection_reason end`},
-            updated_at = now()
+            edit_started_at = null, edit_previous_status = null, updated_at = now()
           where id = ${row.id} and developer_account_id = ${accountId}
           returning ${sql.unsafe(TEMPLATE_COLUMNS)}`.pipe(Effect.orDie)
         if (updated === undefined) return yield* new NotFound({ message: "template not found" })
@@ -382,6 +399,10 @@ export class Templates extends Effect.Service<Templates>()("@platform/server/Tem
         if (row !== undefined) byKey.set(`${row.name}\u0000${row.language_code}`, row)
       }
       const rows = [...byKey.values()]
+      // A row under a live edit keeps its pending mark: Meta may not have the edit yet, and its
+      // older snapshot would unlock the row (a second PATCH let through) and make the edit's own
+      // answer look like a later callback's. A dead edit's row (past TEMPLATE_EDIT_MS) is settled.
+      const liveSince = new Date((yield* Clock.currentTimeMillis) - TEMPLATE_EDIT_MS)
       const written = rows.length === 0 ? [] : yield* sql<{ inserted: boolean }>`
         insert into templates as t (developer_account_id, platform_channel_id, name, language_code, category, body_text,
           variables, components, parameter_format, header_format, meta_status, meta_category, meta_template_id,
@@ -396,12 +417,14 @@ export class Templates extends Effect.Service<Templates>()("@platform/server/Tem
           components = excluded.components, parameter_format = excluded.parameter_format,
           header_format = excluded.header_format, meta_status = excluded.meta_status,
           meta_category = excluded.meta_category, meta_template_id = excluded.meta_template_id,
-          meta_rejection_reason = excluded.meta_rejection_reason, updated_at = now()
-        where (t.category, t.body_text, t.variables, t.components, t.parameter_format, t.header_format, t.meta_status,
+          meta_rejection_reason = excluded.meta_rejection_reason, edit_started_at = null, edit_previous_status = null,
+          updated_at = now()
+        where (t.edit_started_at is null or t.edit_started_at <= ${liveSince})
+          and ((t.category, t.body_text, t.variables, t.components, t.parameter_format, t.header_format, t.meta_status,
             t.meta_category, t.meta_template_id, t.meta_rejection_reason)
           is distinct from (excluded.category, excluded.body_text, excluded.variables, excluded.components,
             excluded.parameter_format, excluded.header_format, excluded.meta_status, excluded.meta_category,
-            excluded.meta_template_id, excluded.meta_rejection_reason)
+            excluded.meta_template_id, excluded.meta_rejection_reason) or t.edit_started_at is not null)
         returning (xmax = 0) as inserted`.pipe(Effect.orDie)
       const imported = written.filter((w) => w.inserted).length
       const updated = written.length - imported
@@ -425,6 +448,71 @@ export class Templates extends Effect.Service<Templates>()("@platform/server/Tem
       return { handle } satisfies HeaderMediaResult
     })
 
-    return { create, list, get, update, delete: remove, sync, uploadHeaderMedia } as const
+    /**
+     * Settles one dead edit (see TEMPLATE_EDIT_MS) under a lease: its start is moved to now, so
+     * another process's sweep skips it, a PATCH meanwhile is 409, and a sweep that dies too leaves
+     * it to the next one 2 minutes on. Meta's own record of the template says what the edit left
+     * there: its status (unless a callback has moved the row on since) and its content. A template
+     * Meta does not have (the edit of a never-submitted row did not get there) goes back to the
+     * status the edit replaced, as a failed edit would. Meta failing leaves the row for a later pass.
+     */
+    const settleStaleEdit = Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      const lease = new Date(now)
+      const [row] = yield* sql<{
+        id: number
+        developer_account_id: number
+        platform_channel_id: number | null
+        name: string
+        language_code: string
+        meta_template_id: string | null
+      }>`update templates set edit_started_at = ${lease}
+        where id = (select id from templates where edit_started_at <= ${new Date(now - TEMPLATE_EDIT_MS)}
+          order by edit_started_at limit 1 for update skip locked)
+        returning id, developer_account_id, platform_channel_id, name, language_code, meta_template_id`.pipe(Effect.orDie)
+      if (row === undefined) return false
+      const restore = sql`update templates set
+          meta_status = case when meta_status = 'pending' then edit_previous_status else meta_status end,
+          edit_started_at = null, edit_previous_status = null, updated_at = now()
+        where id = ${row.id} and edit_started_at = ${lease}`.pipe(Effect.orDie, Effect.asVoid)
+      const channel = row.platform_channel_id === null
+        ? undefined
+        : yield* channels.get(row.developer_account_id, row.platform_channel_id).pipe(Effect.option, Effect.map(Option.getOrUndefined))
+      if (channel === undefined) return yield* Effect.as(restore, true)
+      const listed = yield* upstream.listTemplates(channel.creds, { name: row.name }).pipe(Effect.either)
+      if (Either.isLeft(listed)) {
+        yield* Effect.logWarning("template edit sweep: the upstream did not answer; retried later").pipe(
+          Effect.annotateLogs({ template_id: row.id, error: listed.left._tag, reason: listed.left.message })
+        )
+        return true
+      }
+      const found = listed.right.find((t) =>
+        row.meta_template_id !== null ? t.id === row.meta_template_id : t.name === row.name && t.language === row.language_code
+      )
+      if (found === undefined) return yield* Effect.as(restore, true)
+      const status = found.status.toLowerCase()
+      const reason = status === "rejected" ? found.rejected_reason : null
+      const content = rowFromUpstream(found)
+      yield* sql`update templates set
+          meta_status = case when meta_status = 'pending' then ${status} else meta_status end,
+          meta_rejection_reason = case when meta_status = 'pending' then ${reason} else meta_rejection_reason end,
+          meta_category = ${found.category.toLowerCase()},
+          meta_template_id = coalesce(meta_template_id, ${found.id}),
+          ${content === undefined ? sql`` : sql`category = ${content.category}, body_text = ${content.body_text},
+            variables = ${json(content.variables)}::jsonb, components = ${json(content.components)}::jsonb,
+            parameter_format = ${content.parameter_format}, header_format = ${content.header_format},`}
+          edit_started_at = null, edit_previous_status = null, updated_at = now()
+        where id = ${row.id} and edit_started_at = ${lease}`.pipe(Effect.orDie)
+      return true
+    })
+
+    /** Every dead edit, one lease at a time; how many were taken. */
+    const sweepStaleEdits = Effect.fn("Templates.sweepStaleEdits")(function*() {
+      let taken = 0
+      while (yield* settleStaleEdit) taken++
+      return taken
+    })
+
+    return { create, list, get, update, delete: remove, sync, uploadHeaderMedia, sweepStaleEdits } as const
   })
 }) {}

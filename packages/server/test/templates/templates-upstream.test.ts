@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, expect, layer } from "@effect/vitest"
-import { Effect, Exit, Fiber, Schema } from "effect"
+import { Effect, Exit, Fiber, Schema, Stream, SubscriptionRef, TestClock, TestContext } from "effect"
 import { http, HttpResponse } from "msw"
 import { setupServer } from "msw/node"
 import { TemplateCreate } from "@platform/shared"
@@ -9,6 +9,7 @@ import { baseUrl, createKey, signup } from "../auth/support.js"
 import { GRAPH, makeRecorder, META_RESPONSES, successHandlers, VERSION } from "../fixtures/meta/index.js"
 import { signedBody, waEnvelope } from "../fixtures/meta/inbound.js"
 import { MessagingTestServer, request, sql } from "../messages/support.js"
+import { TEMPLATE_EDIT_SWEEP_INTERVAL, templateEditSweep } from "../../src/workers/template-edit-sweep.js"
 
 // Only Graph traffic is mocked; the test's own requests to the loopback server pass through.
 const msw = setupServer()
@@ -72,6 +73,51 @@ const reviewCallback = async (base: string, t: { readonly id: string; readonly n
 /** Signals a fiber's interruption at once, without waiting for it (the caller hanging up). */
 const interruptNow = (fiber: Fiber.RuntimeFiber<unknown, unknown>) =>
   Effect.fiberIdWith((id) => Effect.sync(() => fiber.unsafeInterruptAsFork(id)))
+
+
+/** Meta's `GET /{waba}/message_templates`, filtered by `name` as Meta does. */
+const listed = (templates: ReadonlyArray<Record<string, unknown>>, asked: Array<string | null> = []) =>
+  http.get(`${GRAPH}/${VERSION}/:waba/message_templates`, ({ request: r }) => {
+    const name = new URL(r.url).searchParams.get("name")
+    asked.push(name)
+    return HttpResponse.json({ data: templates.filter((t) => name === null || t["name"] === name) })
+  })
+
+/** A Meta endpoint whose first call answers only once the test lets it; later calls answer at once. */
+const heldOnce = (body: Record<string, unknown>) => {
+  let entered!: () => void
+  let release!: () => void
+  const inside = new Promise<void>((r) => (entered = r))
+  const released = new Promise<void>((r) => (release = r))
+  let calls = 0
+  const answer = async () => {
+    if (calls++ === 0) {
+      entered()
+      await released
+    }
+    return HttpResponse.json(body)
+  }
+  return { inside, release, answer, calls: () => calls }
+}
+
+/**
+ * The whole row as it stands now, and the statement that puts it back: all a process that
+ * dies at this point leaves behind is what the database holds.
+ */
+const crashPoint = (id: number) =>
+  Effect.gen(function*() {
+    const q = yield* sql
+    const [saved] = yield* q<{ row: Record<string, unknown> }>`select to_jsonb(t) - 'id' as row from templates t where id = ${id}`
+    const columns = q.unsafe(Object.keys(saved!.row).join(", "))
+    return q`update templates set (${columns}) = (
+      select ${columns} from jsonb_populate_record(null::templates, ${JSON.stringify(saved!.row)}::jsonb)) where id = ${id}`
+  })
+
+/** Runs `effect` on a TestClock set to `ms`. */
+const at = (ms: number) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  TestClock.setTime(ms).pipe(Effect.zipRight(effect), Effect.provide(TestContext.TestContext))
+
+const HELLO = [{ type: "BODY" as const, text: "Hello" }]
 
 const graphError = (status: number, error: Record<string, unknown>) => () => HttpResponse.json({ error }, { status })
 
@@ -278,6 +324,124 @@ layer(MessagingTestServer({ UPSTREAM: "meta", META_GRAPH_URL: GRAPH, META_GRAPH_
       const q = yield* sql
       const [row] = yield* q<{ meta_status: string; components: unknown }>`select meta_status, components from templates where id = ${outageId}`
       expect(row).toEqual({ meta_status: "approved", components: [{ type: "BODY", text: "Hi" }] })
+    }))
+
+  it.effect("a PATCH whose process dies while Meta answers keeps the template 409 for 2 minutes; then the edit sweep writes Meta's status and PATCH is accepted again", () =>
+    Effect.gen(function*() {
+      const s = yield* ctx
+      const templates = yield* Templates
+      const q = yield* sql
+      const start = Date.now()
+      // Meta got the edit of `reached` (and approved it); the edit of `lost` never reached Meta, which no longer lists it.
+      const reached = yield* approvedRow(s.dev.accountId, s.chat, "555000111")
+      const lost = yield* approvedRow(s.dev.accountId, s.chat, "555000222")
+      const nameOf = (id: number) => q<{ name: string }>`select name from templates where id = ${id}`.pipe(Effect.map(([r]) => r!.name))
+      const rowOf = (id: number) =>
+        q<{ meta_status: string; components: unknown }>`select meta_status, components from templates where id = ${id}`.pipe(Effect.map(([r]) => r))
+      for (const [id, metaId] of [[reached, "555000111"], [lost, "555000222"]] as const) {
+        const edit = heldOnce({ success: true })
+        msw.use(http.post(`${GRAPH}/${VERSION}/${metaId}`, edit.answer))
+        const editing = yield* Effect.fork(at(start)(templates.update(s.dev.accountId, id, { components: HELLO })))
+        yield* Effect.promise(() => edit.inside)
+        const crashed = yield* crashPoint(id)
+        const live = yield* request("PATCH", `/platform/v1/templates/${id}`, { key: s.key, body: { components: HELLO } })
+        expect(live.status, live.text).toBe(409)
+        expect(live.body.detail).toMatchObject({ code: "status_locked", status: "pending" })
+        edit.release()
+        yield* Fiber.join(editing)
+        yield* crashed
+      }
+      expect(yield* rowOf(reached)).toEqual({ meta_status: "pending", components: [{ type: "BODY", text: "Hi" }] })
+
+      const asked: Array<string | null> = []
+      msw.use(listed([{ id: "555000111", name: yield* nameOf(reached), language: "en_US", status: "APPROVED", category: "UTILITY", components: HELLO }], asked))
+      yield* at(start + 119_000)(templates.sweepStaleEdits())
+      for (const id of [reached, lost]) {
+        expect((yield* rowOf(id))!.meta_status).toBe("pending")
+        const locked = yield* request("PATCH", `/platform/v1/templates/${id}`, { key: s.key, body: { components: HELLO } })
+        expect(locked.status, locked.text).toBe(409)
+      }
+
+      expect(asked).toEqual([])
+
+      // Two processes sweeping at once: each dead edit is taken by one of them and Meta asked once about it.
+      const taken = yield* at(start + 120_000)(Effect.all([templates.sweepStaleEdits(), templates.sweepStaleEdits()], { concurrency: 2 }))
+      expect(taken[0] + taken[1]).toBe(2)
+      expect(asked.sort()).toEqual([yield* nameOf(reached), yield* nameOf(lost)].sort())
+      expect(yield* rowOf(reached)).toEqual({ meta_status: "approved", components: HELLO })
+      expect(yield* rowOf(lost)).toEqual({ meta_status: "approved", components: [{ type: "BODY", text: "Hi" }] })
+      for (const id of [reached, lost]) {
+        const again = yield* request("PATCH", `/platform/v1/templates/${id}`, { key: s.key, body: { components: [{ type: "BODY", text: "Hey" }] } })
+        expect(again.status, again.text).toBe(200)
+        expect(again.body).toMatchObject({ meta_status: "pending", components: [{ type: "BODY", text: "Hey" }] })
+      }
+    }))
+
+  it.effect("the registered edit sweep settles a dead edit on its own once 2 minutes have passed, ticking every 30 seconds", () =>
+    Effect.gen(function*() {
+      const s = yield* ctx
+      const q = yield* sql
+      const start = Date.now()
+      const id = yield* approvedRow(s.dev.accountId, s.chat, "555000444")
+      const [{ name }] = (yield* q<{ name: string }>`select name from templates where id = ${id}`) as [{ name: string }]
+      // As a PATCH whose process died while Meta answered leaves the row (the previous test shows it is so).
+      const edit = heldOnce({ success: true })
+      msw.use(http.post(`${GRAPH}/${VERSION}/555000444`, edit.answer))
+      const templates = yield* Templates
+      const editing = yield* Effect.fork(at(start)(templates.update(s.dev.accountId, id, { components: HELLO })))
+      yield* Effect.promise(() => edit.inside)
+      const crashed = yield* crashPoint(id)
+      edit.release()
+      yield* Fiber.join(editing)
+      yield* crashed
+      // Meta's components include a FLOW button the platform cannot model: the status is taken, the stored content stays.
+      const flow = [...HELLO, { type: "BUTTONS", buttons: [{ type: "FLOW", text: "Open", flow_id: "1" }] }]
+      msw.use(listed([{ id: "555000444", name, language: "en_US", status: "REJECTED", rejected_reason: "INVALID_FORMAT", category: "UTILITY", components: flow }]))
+
+      const statusOf = q<{ meta_status: string; meta_rejection_reason: string | null; components: unknown }>`
+        select meta_status, meta_rejection_reason, components from templates where id = ${id}`.pipe(Effect.map(([r]) => r))
+      yield* Effect.gen(function*() {
+        yield* TestClock.setTime(start + 100_000)
+        const ticks = yield* SubscriptionRef.make(0)
+        const ticked = (n: number) => ticks.changes.pipe(Stream.filter((t) => t >= n), Stream.runHead)
+        yield* Effect.forkScoped(templateEditSweep(ticks))
+        yield* ticked(1)
+        expect(yield* statusOf).toEqual({ meta_status: "pending", meta_rejection_reason: null, components: [{ type: "BODY", text: "Hi" }] })
+        yield* TestClock.adjust(TEMPLATE_EDIT_SWEEP_INTERVAL)
+        yield* ticked(2)
+        expect(yield* statusOf).toEqual({ meta_status: "rejected", meta_rejection_reason: "INVALID_FORMAT", components: [{ type: "BODY", text: "Hi" }] })
+      }).pipe(Effect.scoped, Effect.provide(TestContext.TestContext))
+    }))
+
+  it.effect("a sync while an edit waits for Meta leaves the row pending: a second PATCH is still 409 and the edit's answer is kept", () =>
+    Effect.gen(function*() {
+      const s = yield* setupMeta("tpl-msw-edit-sync")
+      const q = yield* sql
+      const id = yield* approvedRow(s.dev.accountId, s.chat, "555000333")
+      const [{ name }] = (yield* q<{ name: string }>`select name from templates where id = ${id}`) as [{ name: string }]
+      const edit = heldOnce({ success: true })
+      // Meta lists the template as it was before the edit reached it.
+      msw.use(
+        http.post(`${GRAPH}/${VERSION}/555000333`, edit.answer),
+        listed([{ id: "555000333", name, language: "en_US", status: "APPROVED", category: "UTILITY", components: [{ type: "BODY", text: "Hi" }] }])
+      )
+      const editing = yield* Effect.fork(request("PATCH", `/platform/v1/templates/${id}`, { key: s.key, body: { components: HELLO } }))
+      yield* Effect.promise(() => edit.inside)
+
+      const synced = yield* request("POST", "/platform/v1/templates/sync", { key: s.key, body: { channel_id: s.chat } })
+      expect(synced.status, synced.text).toBe(200)
+      expect(synced.body).toEqual({ imported: 0, updated: 0, skipped: 1, total: 1 })
+      const second = yield* request("PATCH", `/platform/v1/templates/${id}`, { key: s.key, body: { components: [{ type: "BODY", text: "Hey" }] } })
+      expect(second.status, second.text).toBe(409)
+      expect(second.body.detail).toMatchObject({ code: "status_locked", status: "pending" })
+
+      edit.release()
+      const first = yield* Fiber.join(editing)
+      expect(first.status, first.text).toBe(200)
+      expect(first.body).toMatchObject({ meta_status: "pending", components: HELLO })
+      expect(edit.calls()).toBe(1)
+      const [row] = yield* q<{ meta_status: string; components: unknown }>`select meta_status, components from templates where id = ${id}`
+      expect(row).toEqual({ meta_status: "pending", components: HELLO })
     }))
 
   it.effect("DELETE deletes upstream by name and the template's id; one Meta no longer knows is still deleted here", () =>

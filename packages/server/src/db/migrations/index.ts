@@ -16,6 +16,7 @@ import broadcastSendCycle from "./0016_broadcast_send_cycle.js"
 import contactWipeProgress from "./0018_contact_wipe_progress.js"
 import broadcastRecipientKeys from "./0019_broadcast_recipient_keys.js"
 import contactWipeRecipients from "./0020_contact_wipe_recipients.js"
+import templateEditLease from "./0021_template_edit_lease.js"
 
 /** Migrations imported statically (not read from disk) so the bundled server carries them. */
 export const migrations = {
@@ -36,5 +37,6 @@ export const migrations = {
   "0016_broadcast_send_cycle": broadcastSendCycle,
   "0018_contact_wipe_progress": contactWipeProgress,
   "0019_broadcast_recipient_keys": broadcastRecipientKeys,
-  "0020_contact_wipe_recipients": contactWipeRecipients
+  "0020_contact_wipe_recipients": contactWipeRecipients,
+  "0021_template_edit_lease": templateEditLease
 }

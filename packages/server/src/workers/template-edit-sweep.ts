@@ -1,0 +1,28 @@
+import { Duration, Effect, Layer, Schedule, SubscriptionRef } from "effect"
+import { DomainLive } from "../domain/layer.js"
+import { Templates } from "../domain/templates.js"
+
+/*
+ * Only a PATCH whose process died between marking the row pending and writing Meta's
+ * answer leaves work here, and such an edit is settled no sooner than 2 minutes after
+ * it started (TEMPLATE_EDIT_MS); a 30 s tick adds little to that.
+ */
+export const TEMPLATE_EDIT_SWEEP_INTERVAL = Duration.seconds(30)
+
+/**
+ * The sweep: a pass at once, then one every 30 s on the Effect clock. A failed pass is
+ * logged and the sweep goes on; `ticks` counts finished passes (tests wait on it).
+ */
+export const templateEditSweep = (ticks?: SubscriptionRef.SubscriptionRef<number>) =>
+  Effect.flatMap(Templates, (templates) =>
+    templates.sweepStaleEdits().pipe(
+      Effect.catchAllCause((cause) => Effect.logError("template edit sweep failed", cause)),
+      Effect.zipRight(ticks === undefined ? Effect.void : SubscriptionRef.update(ticks, (n) => n + 1)),
+      Effect.repeat(Schedule.spaced(TEMPLATE_EDIT_SWEEP_INTERVAL)),
+      Effect.asVoid
+    ))
+
+/** Settles template edits whose process died mid-call (registered only where workers run). */
+export const TemplateEditSweepLive = Layer.scopedDiscard(Effect.forkScoped(templateEditSweep())).pipe(
+  Layer.provide(DomainLive)
+)
