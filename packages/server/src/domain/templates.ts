@@ -454,7 +454,8 @@ export class Templates extends Effect.Service<Templates>()("@platform/server/Tem
      * it to the next one 2 minutes on. Meta's own record of the template says what the edit left
      * there: its status (unless a callback has moved the row on since) and its content. A template
      * Meta does not have (the edit of a never-submitted row did not get there) goes back to the
-     * status the edit replaced, as a failed edit would. Meta failing leaves the row for a later pass.
+     * status the edit replaced, as a failed edit would, and so does a row whose channel can no longer
+     * ask Meta (its PATCH would be 422 anyway). Meta failing leaves the row for a later pass.
      */
     const settleStaleEdit = Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
@@ -480,8 +481,10 @@ export class Templates extends Effect.Service<Templates>()("@platform/server/Tem
         : yield* channels.get(row.developer_account_id, row.platform_channel_id).pipe(Effect.option, Effect.map(Option.getOrUndefined))
       if (channel === undefined) return yield* Effect.as(restore, true)
       const listed = yield* upstream.listTemplates(channel.creds, { name: row.name }).pipe(Effect.either)
+      // Refused before any call (the channel has no WABA): asking again will not help.
+      if (Either.isLeft(listed) && listed.left._tag === "UpstreamRequestInvalid") return yield* Effect.as(restore, true)
       if (Either.isLeft(listed)) {
-        yield* Effect.logWarning("template edit sweep: the upstream did not answer; retried later").pipe(
+        yield* Effect.logWarning("template edit sweep: the upstream failed; the row is retried in 2 minutes").pipe(
           Effect.annotateLogs({ template_id: row.id, error: listed.left._tag, reason: listed.left.message })
         )
         return true
