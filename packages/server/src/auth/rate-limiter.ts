@@ -1,6 +1,7 @@
-import { Clock, Context, Effect, Layer, Option, Redacted } from "effect"
-import { Redis } from "ioredis"
-import { AppConfig } from "../config.js"
+import { Clock, Context, Effect, Layer, Option } from "effect"
+import type { Redis } from "ioredis"
+import { makeGuardedCall } from "../redis/guarded-call.js"
+import { connectRedis, defineScript, RedisClient } from "../redis/redis-client.js"
 
 /** Outcome of one rate-limit check, with what the X-RateLimit-* headers need. */
 export interface RateDecision {
@@ -111,95 +112,46 @@ end
 return {allowed, count, oldest, admit, now}
 `
 
-type RateLimitRedis = Redis & {
-  platformRateLimit: (key: string, limit: number, windowMs: number, seq: string) => Promise<Array<number>>
-}
-
-/** How long a Redis command may take before the request is admitted without it. */
-const REDIS_COMMAND_TIMEOUT_MS = 250
-/** After a failed command, requests are admitted without asking Redis for this long (no timeout per request). */
-const REDIS_BACKOFF_MS = 1_000
-/** How long start-up waits for the first connection before it goes on without one. */
-const REDIS_READY_WAIT_MS = 2_000
-
 /**
- * Redis implementation so limits hold across instances. If Redis is unreachable the
- * request is admitted: an outage of the limiter store must not take the API down
- * with it, nor slow it down. Commands are not queued while disconnected (they fail
- * at once), take at most REDIS_COMMAND_TIMEOUT_MS, and after a failure Redis is left
- * alone for REDIS_BACKOFF_MS. The outage is logged once when it starts and once when
- * Redis answers again, not per request.
+ * Redis implementation so limits hold across instances. If Redis is unreachable or does not
+ * answer in time the request is admitted: an outage of the limiter store must not take the API
+ * down with it, nor slow it down (see `connectRedis` and `makeGuardedCall`).
  */
-export const makeRedis = (url: string, namespace = "platform:v1:ratelimit:") =>
-  Effect.gen(function*() {
-    const redis = yield* Effect.acquireRelease(
-      Effect.promise(async () => {
-        const client = new Redis(url, {
-          maxRetriesPerRequest: 1,
-          enableOfflineQueue: false,
-          commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
-          enableAutoPipelining: true,
-          lazyConnect: false
-        })
-        client.on("error", () => undefined)
-        client.defineCommand("platformRateLimit", { numberOfKeys: 1, lua: SCRIPT })
-        // Without the offline queue a request before the first connection is admitted unlimited: wait for it briefly.
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, REDIS_READY_WAIT_MS)
-          client.once("ready", () => {
-            clearTimeout(timer)
-            resolve()
-          })
-        })
-        return client as RateLimitRedis
-      }),
-      (client) => Effect.promise(() => client.quit().catch(() => undefined))
-    )
+export const makeRedis = (redis: Redis, namespace = "platform:v1:ratelimit:") =>
+  Effect.sync(() => {
+    const script = defineScript<Array<number>>(redis, "platformRateLimit", 1, SCRIPT)
+    const call = makeGuardedCall({
+      unavailable: "rate limiter store unavailable; admitting requests until it answers",
+      available: "rate limiter store available again"
+    })
     let seq = 0
     const prefix = `${process.pid}-${Math.random().toString(36).slice(2, 8)}`
-    let failing = false
-    let skipUntil = 0
-    const admitted = (limit: number, windowMs: number, now: number) => decide(true, limit, 0, now, now, now, windowMs)
-    // The backoff is timed by Effect's Clock (the real one in production) so that tests can step it.
+    const admitted = (limit: number, windowMs: number) =>
+      Effect.map(Clock.currentTimeMillis, (now) => decide(true, limit, 0, now, now, now, windowMs))
     return {
       consume: (bucket, limit, windowMs = WINDOW_MS) =>
-        Effect.flatMap(Clock.currentTimeMillis, (now) =>
-          now < skipUntil
-            ? Effect.succeed(admitted(limit, windowMs, now))
-            : Effect.tryPromise(() => redis.platformRateLimit(namespace + bucket, limit, windowMs, `${prefix}-${seq++}`)).pipe(
-              Effect.map(([allowed, count, oldest, admit, redisNow]) =>
-                decide(allowed === 1, limit, count!, redisNow!, oldest!, admit!, windowMs)
-              ),
-              Effect.tap(() => {
-                if (!failing) return Effect.void
-                failing = false
-                return Effect.logInfo("rate limiter store available again")
-              }),
-              Effect.catchAll((error) =>
-                Effect.flatMap(Clock.currentTimeMillis, (failedAt) => {
-                  skipUntil = failedAt + REDIS_BACKOFF_MS
-                  const decision = admitted(limit, windowMs, failedAt)
-                  if (failing) return Effect.succeed(decision)
-                  failing = true
-                  return Effect.as(
-                    Effect.logWarning("rate limiter store unavailable; admitting requests until it answers", String(error.cause)),
-                    decision
-                  )
-                })
-              )
-            ))
+        Effect.flatMap(
+          call(() => script(namespace + bucket, limit, windowMs, `${prefix}-${seq++}`)),
+          Option.match({
+            onNone: () => admitted(limit, windowMs),
+            onSome: ([allowed, count, oldest, admit, redisNow]) =>
+              Effect.succeed(decide(allowed === 1, limit, count!, redisNow!, oldest!, admit!, windowMs))
+          })
+        )
     } satisfies RateLimiterShape
   })
 
 /** Per-key rate limiting (SPEC §8): in-process by default, Redis when REDIS_URL is set. */
 export class RateLimiter extends Context.Tag("@platform/server/RateLimiter")<RateLimiter, RateLimiterShape>() {
   static readonly InMemory = Layer.sync(RateLimiter, makeInMemory)
-  static readonly redis = (url: string, namespace?: string) => Layer.scoped(RateLimiter, makeRedis(url, namespace))
-  static readonly Live = Layer.unwrapEffect(
-    Effect.map(AppConfig, (config) =>
-      Option.match(config.redisUrl, {
-        onNone: () => RateLimiter.InMemory,
-        onSome: (url) => RateLimiter.redis(Redacted.value(url))
+  static readonly redis = (url: string, namespace?: string) =>
+    Layer.scoped(RateLimiter, Effect.flatMap(connectRedis(url), (client) => makeRedis(client, namespace)))
+  static readonly Live = Layer.effect(
+    RateLimiter,
+    Effect.flatMap(RedisClient, (client) =>
+      Option.match(client, {
+        onNone: () => Effect.sync(makeInMemory),
+        onSome: (redis) => makeRedis(redis)
       }))
-  )
+  ).pipe(Layer.provide(RedisClient.Live))
 }
