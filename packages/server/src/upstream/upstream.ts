@@ -1,13 +1,14 @@
 import { HttpClient } from "@effect/platform"
-import { type Duration, Effect, Layer } from "effect"
+import { type Duration, Effect, Layer, Option } from "effect"
 import { AppConfig } from "../config.js"
+import { RedisClient } from "../redis/redis-client.js"
 import { makeBusinessApi } from "./business.js"
 import { type GraphClientOptions, makeGraphClient } from "./client.js"
 import { makeMediaApi } from "./media.js"
 import { makeMessagesApi } from "./messages.js"
 import { makeOnboardingApi } from "./onboarding.js"
 import { makeTemplatesApi } from "./templates.js"
-import { makeThrottle } from "./throttle.js"
+import { makeRedisThrottle, makeThrottle } from "./throttle.js"
 
 export interface UpstreamOptions extends GraphClientOptions {
   /** Longest a send waits for its channel's throttle slot before UpstreamThrottled; 1 s. */
@@ -29,7 +30,12 @@ export const makeUpstream = (options: UpstreamOptions = {}) =>
       appSecret: config.metaAppSecret,
       tuning: options
     })
-    const throttle = yield* makeThrottle(options.throttleMaxWait !== undefined ? { maxWait: options.throttleMaxWait } : {})
+    const throttleOptions = options.throttleMaxWait !== undefined ? { maxWait: options.throttleMaxWait } : {}
+    // Shared by every instance when REDIS_URL is set, as the rate limiter is: Meta counts a number's sends across all of them.
+    const throttle = yield* Option.match(yield* RedisClient, {
+      onNone: () => makeThrottle(throttleOptions),
+      onSome: (redis) => makeRedisThrottle(redis, throttleOptions)
+    })
     return {
       ...makeMessagesApi(graph, throttle),
       ...makeMediaApi(graph),
@@ -46,9 +52,12 @@ export const makeUpstream = (options: UpstreamOptions = {}) =>
  * `UpstreamRequestInvalid` (400, refused before any call).
  */
 export class Upstream extends Effect.Service<Upstream>()("@platform/server/Upstream", {
-  effect: makeUpstream()
+  effect: makeUpstream(),
+  dependencies: [RedisClient.Live]
 }) {
   /** The service with tuned deadlines, retries or throttle wait (tests). */
   static readonly layerWith = (options: UpstreamOptions) =>
-    Layer.effect(Upstream, Effect.map(makeUpstream(options), (impl) => Upstream.make(impl)))
+    Layer.effect(Upstream, Effect.map(makeUpstream(options), (impl) => Upstream.make(impl))).pipe(
+      Layer.provide(RedisClient.Live)
+    )
 }
