@@ -3,7 +3,7 @@ import { Effect } from "effect"
 
 /*
  * The contact wipe also forgets the person in broadcast recipients
- * (domain/contact-recipient-redaction.ts). Its progress gains two stages before
+ * (domain/contact-send-redaction.ts). Its progress gains two stages before
  * the redaction's: 'recipients' (the walk over the account's broadcasts, its last
  * broadcast id kept) and 'messages' (that walk done, the messages being deleted).
  * A redacted recipient's `to` reads '[redacted]' in every broadcast it was in, so
