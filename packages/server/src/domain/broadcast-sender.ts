@@ -67,7 +67,8 @@ const templateSend = (r: Claimed): SendMessage => {
  * One pass of the broadcast send cycle (SPEC §3.3): starts the scheduled broadcasts
  * that came due, sends every pending recipient of a sending broadcast in claimed
  * batches through the send path of POST /messages, and closes the broadcasts with
- * no recipient left pending. Any number of processes may run it at once.
+ * no recipient left pending. Any number of passes may run at once, in one process (the
+ * send cycle overlaps them) or several.
  */
 export class BroadcastSender extends Effect.Service<BroadcastSender>()("@platform/server/BroadcastSender", {
   effect: Effect.gen(function*() {
@@ -223,12 +224,21 @@ export class BroadcastSender extends Effect.Service<BroadcastSender>()("@platfor
       where b.id = d.id and b.status = 'sending'
       returning b.id`.pipe(Effect.orDie)
 
-    const runOnce = Effect.fn("BroadcastSender.runOnce")(function*() {
+    /**
+     * `superseded`, when given, is asked before every batch but the first: once it answers
+     * true (the send cycle has a newer pass running, which claims what is left at its own
+     * next batch), this pass claims nothing more and ends. Without it a pass goes on while
+     * there is anything to send.
+     */
+    const runOnce = Effect.fn("BroadcastSender.runOnce")(function*(
+      options: { readonly superseded?: Effect.Effect<boolean> } = {}
+    ) {
       let started = 0
       let sent = 0
       let failed = 0
       const busy: Array<number> = []
-      while (true) {
+      for (let batches = 0;; batches++) {
+        if (batches > 0 && options.superseded !== undefined && (yield* options.superseded)) break
         const claimedAt = yield* Clock.currentTimeMillis
         // Before each batch, not once a pass: a pass lasts as long as there is something to send, and a
         // broadcast that comes due meanwhile joins the next batch instead of waiting for the pass to end.

@@ -1,5 +1,5 @@
 import { expect, layer } from "@effect/vitest"
-import { Chunk, Duration, Effect, Fiber, Stream, SubscriptionRef, TestClock, TestContext } from "effect"
+import { Chunk, Duration, Effect, Fiber, Option, Stream, SubscriptionRef, TestClock, TestContext, TestServices } from "effect"
 import { BroadcastSender } from "../../src/domain/broadcast-sender.js"
 import { SANDBOX_MAGIC_RECIPIENTS } from "../../src/upstream/sandbox/magic.js"
 import { SandboxState } from "../../src/upstream/sandbox/state.js"
@@ -60,6 +60,47 @@ const stopDuringSecondSlot = <E, R>(stop: Effect.Effect<unknown, E, R>) =>
 const claimFor = (recipientId: number, ms: number) =>
   Effect.flatMap(sql, (q) =>
     q`update broadcast_recipients set claimed_until = ${new Date(Date.now() + ms)} where id = ${recipientId}`)
+
+/** Waits until the cycle's `ticks` (its finished passes) reach `n`. */
+const finishedPasses = (ticks: SubscriptionRef.SubscriptionRef<number>, n: number) =>
+  ticks.changes.pipe(Stream.filter((k) => k >= n), Stream.take(1), Stream.runDrain)
+
+/** `finishedPasses` while the test clock stands still: true when they did within 20 s of real time. */
+const tickedWhileStill = (ticks: SubscriptionRef.SubscriptionRef<number>, n: number) =>
+  finishedPasses(ticks, n).pipe(Effect.timeoutOption("20 seconds"), TestServices.provideLive, Effect.map(Option.isSome))
+
+const sleepsAt = (at: number) => Effect.map(TestClock.sleeps(), (all) => Chunk.size(Chunk.filter(all, (when) => when === at)))
+
+/**
+ * The test clock of a cycle started at `t0`, every channel of the test sending one a second. `next` moves it
+ * one second on once the cycle waits for that second: a fiber started a wait for it during the second before
+ * (a throttle slot; the sleeps already there then are earlier calls' upstream deadlines and the next tick), or
+ * every pass started so far (one a tick, at t0, t0 + 30 s, ...) has finished. Returns the new second.
+ * `waiting` waits for the same without moving the clock.
+ */
+const cycleClock = (t0: number, ticks: SubscriptionRef.SubscriptionRef<number>) => {
+  let k = 0
+  let waitingBefore = 0
+  const waiting = Effect.suspend(() =>
+    Effect.zip(sleepsAt(t0 + (k + 1) * 1000), SubscriptionRef.get(ticks)).pipe(
+      Effect.tap(() => Effect.yieldNow()),
+      Effect.repeat({ until: ([waits, finished]) => waits > waitingBefore || finished >= 1 + Math.floor(k / 30) })
+    )
+  )
+  return {
+    start: Effect.gen(function*() {
+      waitingBefore = yield* sleepsAt(t0 + 1000)
+      yield* TestClock.setTime(t0)
+    }),
+    waiting,
+    next: Effect.gen(function*() {
+      yield* waiting
+      waitingBefore = yield* sleepsAt(t0 + (k + 2) * 1000)
+      yield* TestClock.setTime(t0 + (k + 1) * 1000)
+      return ++k
+    })
+  }
+}
 
 // The sandbox's status callbacks are held back (10 minutes) so that a message's status is what each test sets.
 layer(MessagingTestServer({ SANDBOX_CALLBACK_DELAY_MS: "600000" }), { timeout: 120_000, excludeTestServices: true })("broadcast send cycle", (it) => {
@@ -459,8 +500,7 @@ layer(MessagingTestServer({ SANDBOX_CALLBACK_DELAY_MS: "600000" }), { timeout: 1
       expect((yield* api(s, "POST", `/${id}/schedule`, { scheduled_at: at })).status).toBe(200)
       const before = yield* sandboxSends
       const ticks = yield* SubscriptionRef.make(0)
-      const ticked = (n: number) =>
-        ticks.changes.pipe(Stream.filter((k) => k >= n), Stream.take(1), Stream.runDrain)
+      const ticked = (n: number) => finishedPasses(ticks, n)
 
       yield* Effect.gen(function*() {
         yield* TestClock.setTime(Date.now())
@@ -479,5 +519,119 @@ layer(MessagingTestServer({ SANDBOX_CALLBACK_DELAY_MS: "600000" }), { timeout: 1
       const row = yield* broadcastRow(id)
       expect(row.status).toBe("completed")
       expect((yield* recipientRows(id)).map((r) => r.status)).toEqual(["sent"])
+    }))
+
+  it.scoped("a broadcast sent while another channel's slow batch is being sent starts on the next tick: its first recipient goes out within 30 s, not after that batch", () =>
+    Effect.gen(function*() {
+      const slow = yield* setup("bcs-tick-slow")
+      const other = yield* setup("bcs-tick-other")
+      const q = yield* sql
+      // One send a second: the slow channel's batch of 100 takes 100 s of clock (61 s before it hands back the rest).
+      yield* q`update platform_channels set throughput_per_second = 1 where id = ${slow.chat}`
+      const slowId = yield* sending(slow, Array.from({ length: 100 }, () => freshTo()))
+      const t0 = Math.floor(Date.now() / 1000) * 1000
+      const ticks = yield* SubscriptionRef.make(0)
+      let otherId = 0
+      let slowSent = 0
+      yield* Effect.gen(function*() {
+        const clock = cycleClock(t0, ticks)
+        yield* clock.start
+        yield* Effect.forkScoped(broadcastSendCycle(ticks))
+        while ((yield* clock.next) < 5);
+        otherId = yield* sending(other, [freshTo()])
+        while ((yield* clock.next) < 30);
+        // The clock stands at the second tick: its pass sends the new broadcast and finishes while the first still sends.
+        const finished = yield* tickedWhileStill(ticks, 1)
+        expect((yield* recipientRows(otherId)).map((r) => r.status), "sent by the tick at t0 + 30 s").toEqual(["sent"])
+        expect(finished).toBe(true)
+        slowSent = (yield* recipientRows(slowId)).filter((r) => r.status === "sent").length
+        // Passes are global: the slow broadcast is stopped, its pass sends the one waiting for its slot and ends.
+        expect((yield* api(slow, "POST", `/${slowId}/cancel`)).status).toBe(200)
+        yield* TestClock.adjust(Duration.seconds(1))
+        expect(yield* tickedWhileStill(ticks, 2), "the first pass finished").toBe(true)
+      }).pipe(Effect.provide(TestContext.TestContext))
+      expect(slowSent).toBeGreaterThan(25)
+      expect(slowSent).toBeLessThan(35)
+      expect((yield* broadcastRow(otherId)).status).toBe("completed")
+    }), 120_000)
+
+  it.scoped("passes that overlap (ticks while earlier passes still send, on the same channels) send every recipient exactly once", () =>
+    Effect.gen(function*() {
+      const a = yield* setup("bcs-overlap-a")
+      const b = yield* setup("bcs-overlap-b")
+      const q = yield* sql
+      // One send a second on both channels: passes overlap for minutes of clock and meet on each channel's throttle.
+      yield* q`update platform_channels set throughput_per_second = 1 where id = any(${[a.chat, b.chat]}::bigint[])`
+      const bigTos = Array.from({ length: 130 }, () => freshTo())
+      const bigId = yield* sending(a, bigTos)
+      const state = yield* SandboxState
+      const from = state.messages.length
+      const t0 = Math.floor(Date.now() / 1000) * 1000
+      const ticks = yield* SubscriptionRef.make(0)
+      const later: Array<{ id: number; tos: Array<string>; at: number }> = []
+      let firstDoneAt = 0
+      yield* Effect.gen(function*() {
+        const clock = cycleClock(t0, ticks)
+        yield* clock.start
+        yield* Effect.forkScoped(broadcastSendCycle(ticks))
+        for (let k = 0; k < 400;) {
+          k = yield* clock.next
+          if (k === 5 || k === 40 || k === 41) {
+            const tos = Array.from({ length: 5 }, () => freshTo())
+            later.push({ id: yield* sending(b, tos), tos, at: k })
+          }
+          if (firstDoneAt === 0 && later.length > 0 && (yield* recipientRows(later[0]!.id)).every((r) => r.status === "sent")) {
+            firstDoneAt = k
+          }
+          const open = yield* q<{ n: number }>`select count(*)::int as n from broadcasts
+            where id = any(${[bigId, ...later.map((l) => l.id)]}::bigint[]) and status <> 'completed'`
+          if (later.length === 3 && open[0]!.n === 0) break
+        }
+      }).pipe(Effect.provide(TestContext.TestContext))
+      // Sent by the tick after it (t0 + 30 s), in five slots, while the big broadcast was still sending.
+      expect(firstDoneAt).toBeGreaterThanOrEqual(30)
+      expect(firstDoneAt).toBeLessThan(45)
+      const everyTo = [...bigTos, ...later.flatMap((l) => l.tos)]
+      const ours = new Set(everyTo)
+      expect(state.messages.slice(from).map((m) => m.to).filter((to) => ours.has(to)).sort()).toEqual([...everyTo].sort())
+      for (const id of [bigId, ...later.map((l) => l.id)]) {
+        const rows = yield* recipientRows(id)
+        expect(rows.every((r) => r.status === "sent")).toBe(true)
+        expect(new Set(rows.map((r) => r.meta_message_id)).size).toBe(rows.length)
+        expect((yield* broadcastRow(id)).status).toBe("completed")
+      }
+    }), 120_000)
+
+  it.scoped("stopping the cycle interrupts the pass it runs: nothing more is sent, and the recipients it had claimed stay pending under their lease", () =>
+    Effect.gen(function*() {
+      const s = yield* setup("bcs-stop")
+      const q = yield* sql
+      yield* q`update platform_channels set throughput_per_second = 1 where id = ${s.chat}`
+      const tos = Array.from({ length: 10 }, () => freshTo())
+      const id = yield* sending(s, tos)
+      const state = yield* SandboxState
+      const from = state.messages.length
+      const sentTo = () => state.messages.slice(from).map((m) => m.to).filter((to) => tos.includes(to))
+      const t0 = Math.floor(Date.now() / 1000) * 1000
+      yield* Effect.gen(function*() {
+        const ticks = yield* SubscriptionRef.make(0)
+        const clock = cycleClock(t0, ticks)
+        yield* clock.start
+        const cycle = yield* Effect.fork(broadcastSendCycle(ticks))
+        while ((yield* clock.next) < 2);
+        // Three sent (at t0, t0 + 1 s, t0 + 2 s), the fourth waits for its slot at t0 + 3 s.
+        yield* clock.waiting
+        yield* Fiber.interrupt(cycle)
+        yield* TestClock.adjust(Duration.seconds(10))
+        expect(yield* SubscriptionRef.get(ticks)).toBe(0)
+      }).pipe(Effect.provide(TestContext.TestContext))
+      expect(sentTo()).toEqual(tos.slice(0, 3))
+      const rows = yield* recipientRows(id)
+      expect(rows.map((r) => r.status)).toEqual([...Array(3).fill("sent"), ...Array(7).fill("pending")])
+      // Taken again by any worker once the lease (2 minutes from the claim) runs out: none is lost.
+      expect(rows.slice(3).every((r) => r.claimed_until?.getTime() === t0 + 120_000)).toBe(true)
+      expect((yield* broadcastRow(id)).status).toBe("sending")
+      // Passes are global: stopped so that the other tests' passes do not send it.
+      expect((yield* api(s, "POST", `/${id}/cancel`)).status).toBe(200)
     }))
 })
