@@ -9,13 +9,14 @@ import { LoggingLive } from "./logging.js"
 import { ContactWipeSweepLive } from "./workers/contact-wipe-sweep.js"
 import { BroadcastSendCycleLive } from "./workers/broadcast-send-cycle.js"
 import { DeliveryWorkersLive } from "./workers/delivery-workers.js"
+import { ExpiryPruneLive } from "./workers/expiry-prune.js"
 import { ParkedStatusSweepLive } from "./workers/parked-status-sweep.js"
 import { RawForwardSweepLive } from "./workers/raw-forward-sweep.js"
 import { TemplateEditSweepLive } from "./workers/template-edit-sweep.js"
 
 /** The background workers; only where `ROLE` runs them. */
 const WorkersLive = Layer.unwrapEffect(
-  Effect.map(AppConfig, (config) => (config.runsWorkers ? Layer.mergeAll(RawForwardSweepLive, DeliveryWorkersLive, ParkedStatusSweepLive, ContactWipeSweepLive, BroadcastSendCycleLive, TemplateEditSweepLive) : Layer.empty))
+  Effect.map(AppConfig, (config) => (config.runsWorkers ? Layer.mergeAll(RawForwardSweepLive, DeliveryWorkersLive, ParkedStatusSweepLive, ContactWipeSweepLive, BroadcastSendCycleLive, TemplateEditSweepLive, ExpiryPruneLive) : Layer.empty))
 ).pipe(Layer.provide(Secrets.Default))
 
 /**

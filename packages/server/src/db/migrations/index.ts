@@ -17,6 +17,7 @@ import contactWipeProgress from "./0018_contact_wipe_progress.js"
 import broadcastRecipientKeys from "./0019_broadcast_recipient_keys.js"
 import contactWipeRecipients from "./0020_contact_wipe_recipients.js"
 import templateEditLease from "./0021_template_edit_lease.js"
+import sessionExpiryIndex from "./0022_session_expiry_index.js"
 
 /** Migrations imported statically (not read from disk) so the bundled server carries them. */
 export const migrations = {
@@ -38,5 +39,6 @@ export const migrations = {
   "0018_contact_wipe_progress": contactWipeProgress,
   "0019_broadcast_recipient_keys": broadcastRecipientKeys,
   "0020_contact_wipe_recipients": contactWipeRecipients,
-  "0021_template_edit_lease": templateEditLease
+  "0021_template_edit_lease": templateEditLease,
+  "0022_session_expiry_index": sessionExpiryIndex
 }
