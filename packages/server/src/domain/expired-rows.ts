@@ -30,30 +30,22 @@ export class ExpiredRows extends Effect.Service<ExpiredRows>()("@platform/server
     // The row addresses (ctid) of rows this statement has locked cannot change before its
     // delete, so the delete fetches them directly (a TID scan) instead of looking each
     // one up again by key.
-    const idempotencyBatch = sql<{ n: number }>`
-      with gone as (
-        delete from idempotency_keys where ctid = any(array(
-          select ctid from idempotency_keys where expires_at < now()
-          order by expires_at limit ${PRUNE_BATCH} for update skip locked))
-        returning 1
-      )
-      select count(*)::int as n from gone`
-
-    const sessionBatch = sql<{ n: number }>`
-      with gone as (
-        delete from sessions where ctid = any(array(
-          select ctid from sessions where expires_at < now()
-          order by expires_at limit ${PRUNE_BATCH} for update skip locked))
-        returning 1
-      )
-      select count(*)::int as n from gone`
+    const expiredBatch = (table: "idempotency_keys" | "sessions") =>
+      sql<{ n: number }>`
+        with gone as (
+          delete from ${sql(table)} where ctid = any(array(
+            select ctid from ${sql(table)} where expires_at < now()
+            order by expires_at limit ${PRUNE_BATCH} for update skip locked))
+          returning 1
+        )
+        select count(*)::int as n from gone`
 
     /** Runs one batch statement after another until one deletes less than a full batch. */
-    const drain = (batch: typeof idempotencyBatch) =>
+    const drain = (table: Parameters<typeof expiredBatch>[0]) =>
       Effect.gen(function*() {
         let total = 0
         for (;;) {
-          const [row] = yield* batch
+          const [row] = yield* expiredBatch(table)
           const n = row?.n ?? 0
           total += n
           if (n < PRUNE_BATCH) return total
@@ -61,8 +53,8 @@ export class ExpiredRows extends Effect.Service<ExpiredRows>()("@platform/server
       })
 
     const pruneOnce = Effect.gen(function*() {
-      const idempotency_keys = yield* drain(idempotencyBatch)
-      const sessions = yield* drain(sessionBatch)
+      const idempotency_keys = yield* drain("idempotency_keys")
+      const sessions = yield* drain("sessions")
       return { idempotency_keys, sessions } satisfies Pruned as Pruned
     }).pipe(Effect.orDie, Effect.withSpan("ExpiredRows.pruneOnce"))
 

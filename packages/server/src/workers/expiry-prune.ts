@@ -1,5 +1,6 @@
-import { Duration, Effect, Layer, Schedule, SubscriptionRef } from "effect"
+import { Duration, Effect, Layer, Schedule, type SubscriptionRef } from "effect"
 import { ExpiredRows } from "../domain/expired-rows.js"
+import { periodic } from "./periodic.js"
 
 /*
  * Nothing waits on the prune: an expired Idempotency-Key row is already free for a new
@@ -16,12 +17,7 @@ export const EXPIRY_PRUNE_INTERVAL = Duration.minutes(10)
  */
 export const expiryPrune = (ticks?: SubscriptionRef.SubscriptionRef<number>) =>
   Effect.flatMap(ExpiredRows, (expired) =>
-    expired.pruneOnce.pipe(
-      Effect.catchAllCause((cause) => Effect.logError("expired rows prune failed", cause)),
-      Effect.zipRight(ticks === undefined ? Effect.void : SubscriptionRef.update(ticks, (n) => n + 1)),
-      Effect.repeat(Schedule.spaced(EXPIRY_PRUNE_INTERVAL)),
-      Effect.asVoid
-    ))
+    periodic("expired rows prune", expired.pruneOnce, Schedule.spaced(EXPIRY_PRUNE_INTERVAL), ticks))
 
 /** Deletes expired Idempotency-Key replies and sessions (registered only where workers run). */
 export const ExpiryPruneLive = Layer.scopedDiscard(Effect.forkScoped(expiryPrune())).pipe(

@@ -1,6 +1,7 @@
-import { Duration, Effect, Layer, Schedule, SubscriptionRef } from "effect"
+import { Duration, Effect, Layer, Schedule, type SubscriptionRef } from "effect"
 import { DomainLive } from "../domain/layer.js"
 import { Templates } from "../domain/templates.js"
+import { periodic } from "./periodic.js"
 
 /*
  * Only a PATCH whose process died between marking the row pending and writing Meta's
@@ -15,12 +16,7 @@ export const TEMPLATE_EDIT_SWEEP_INTERVAL = Duration.seconds(30)
  */
 export const templateEditSweep = (ticks?: SubscriptionRef.SubscriptionRef<number>) =>
   Effect.flatMap(Templates, (templates) =>
-    templates.sweepStaleEdits().pipe(
-      Effect.catchAllCause((cause) => Effect.logError("template edit sweep failed", cause)),
-      Effect.zipRight(ticks === undefined ? Effect.void : SubscriptionRef.update(ticks, (n) => n + 1)),
-      Effect.repeat(Schedule.spaced(TEMPLATE_EDIT_SWEEP_INTERVAL)),
-      Effect.asVoid
-    ))
+    periodic("template edit sweep", templates.sweepStaleEdits(), Schedule.spaced(TEMPLATE_EDIT_SWEEP_INTERVAL), ticks))
 
 /** Settles template edits whose process died mid-call (registered only where workers run). */
 export const TemplateEditSweepLive = Layer.scopedDiscard(Effect.forkScoped(templateEditSweep())).pipe(

@@ -10,6 +10,7 @@ import type { ChannelCredentials } from "../../src/upstream/credentials.js"
 import { makeRedisThrottle, type Throttle } from "../../src/upstream/throttle.js"
 import { Upstream } from "../../src/upstream/upstream.js"
 import { GRAPH, makeRecorder, successHandlers, VERSION } from "../fixtures/meta/index.js"
+import { maxInWindow } from "./windows.js"
 
 /*
  * The throttle over Redis, as each API or worker process builds it: instances over one Redis
@@ -29,17 +30,6 @@ const closedPort = await new Promise<number>((resolve) => {
 
 /** Keys of this run, deleted at the end (they also expire a second past their last slot). */
 const namespace = () => `platform:test:throttle:${process.pid}-${Math.random().toString(36).slice(2, 10)}:`
-
-/** Largest number of acquisitions inside any half-open window of `windowMs`. */
-const maxInWindow = (times: ReadonlyArray<number>, windowMs: number) => {
-  const sorted = [...times].sort((a, b) => a - b)
-  let max = 0
-  for (let i = 0, j = 0; i < sorted.length; i++) {
-    while (sorted[i]! - sorted[j]! >= windowMs) j++
-    max = Math.max(max, i - j + 1)
-  }
-  return max
-}
 
 /** Two instances (two connections, as two processes have) over one Redis namespace. */
 const twoInstances = (maxWait: Duration.DurationInput) =>

@@ -1,17 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Clock, Duration, Effect, Either, Fiber, TestClock } from "effect"
 import { channelRate, makeThrottle } from "../../src/upstream/throttle.js"
-
-/** Largest number of acquisitions inside any half-open window of `windowMs`. */
-const maxInWindow = (times: ReadonlyArray<number>, windowMs: number) => {
-  const sorted = [...times].sort((a, b) => a - b)
-  let max = 0
-  for (let i = 0, j = 0; i < sorted.length; i++) {
-    while (sorted[i]! - sorted[j]! >= windowMs) j++
-    max = Math.max(max, i - j + 1)
-  }
-  return max
-}
+import { maxInWindow } from "./windows.js"
 
 const burst = (rate: number, size: number, maxWait: Duration.DurationInput = Duration.seconds(1)) =>
   Effect.gen(function*() {
