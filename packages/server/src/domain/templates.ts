@@ -448,51 +448,87 @@ export class Templates extends Effect.Service<Templates>()("@platform/server/Tem
       return { handle } satisfies HeaderMediaResult
     })
 
+    /** The columns a settle needs of the row it took. */
+    type Taken = {
+      id: number
+      developer_account_id: number
+      platform_channel_id: number | null
+      name: string
+      language_code: string
+      meta_template_id: string | null
+      edit_previous_status: string | null
+    }
+    const TAKEN = "id, developer_account_id, platform_channel_id, name, language_code, meta_template_id, edit_previous_status"
+
     /**
-     * Settles one dead edit (see TEMPLATE_EDIT_MS) under a lease: its start is moved to now, so
-     * another process's sweep skips it, a PATCH meanwhile is 409, and a sweep that dies too leaves
-     * it to the next one 2 minutes on. Meta's own record of the template says what the edit left
-     * there: its status (unless a callback has moved the row on since) and its content. A template
-     * Meta does not have (the edit of a never-submitted row did not get there) goes back to the
-     * status the edit replaced, as a failed edit would, and so does a row whose channel can no longer
-     * ask Meta (its PATCH would be 422 anyway). Meta failing leaves the row for a later pass.
+     * Takes one dead PATCH or POST under a lease (`edit_started_at` moved to now): another process's
+     * sweep skips it, a PATCH meanwhile is 409, and a sweep that dies too leaves it to the next one
+     * 2 minutes on. A dead edit is one whose start is older than TEMPLATE_EDIT_MS. A dead create is a
+     * row still pending without Meta's id, older than SUBMITTING_MS and under no edit: its lease
+     * records `pending` as the status it replaced, which no edit can (an edit starts only from a
+     * status other than pending), so a create whose sweep died is still known for one.
      */
-    const settleStaleEdit = Effect.gen(function*() {
+    const takeStale = (now: number, lease: Date) =>
+      Effect.gen(function*() {
+        const [edit] = yield* sql<Taken>`update templates set edit_started_at = ${lease}
+          where id = (select id from templates where edit_started_at <= ${new Date(now - TEMPLATE_EDIT_MS)}
+            order by edit_started_at limit 1 for update skip locked)
+          returning ${sql.unsafe(TAKEN)}`
+        if (edit !== undefined) return edit
+        const [created] = yield* sql<Taken>`update templates set edit_started_at = ${lease}, edit_previous_status = 'pending'
+          where id = (select id from templates
+            where meta_template_id is null and edit_started_at is null and lower(meta_status) = 'pending'
+              and created_at <= ${new Date(now - SUBMITTING_MS)}
+            order by created_at limit 1 for update skip locked)
+          returning ${sql.unsafe(TAKEN)}`
+        return created
+      }).pipe(Effect.orDie)
+
+    /**
+     * Settles one dead edit or create (see takeStale) from Meta's own record of the template: its
+     * status (unless a callback has moved the row on since), rejection reason and Meta's id, and its
+     * content when the platform can model it. A template Meta does not have (the call never got
+     * there) ends as a failed call ends: an edit goes back to the status it replaced, a create's row
+     * is deleted. An edit whose channel can no longer ask Meta goes back too (its PATCH would be 422
+     * anyway); a create's row then keeps its lease, as when Meta fails: a later pass asks again.
+     */
+    const settleStale = Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
       const lease = new Date(now)
-      const [row] = yield* sql<{
-        id: number
-        developer_account_id: number
-        platform_channel_id: number | null
-        name: string
-        language_code: string
-        meta_template_id: string | null
-      }>`update templates set edit_started_at = ${lease}
-        where id = (select id from templates where edit_started_at <= ${new Date(now - TEMPLATE_EDIT_MS)}
-          order by edit_started_at limit 1 for update skip locked)
-        returning id, developer_account_id, platform_channel_id, name, language_code, meta_template_id`.pipe(Effect.orDie)
+      const row = yield* takeStale(now, lease)
       if (row === undefined) return false
+      const creating = lower(row.edit_previous_status) === "pending"
       const restore = sql`update templates set
           meta_status = case when meta_status = 'pending' then edit_previous_status else meta_status end,
           edit_started_at = null, edit_previous_status = null, updated_at = now()
         where id = ${row.id} and edit_started_at = ${lease}`.pipe(Effect.orDie, Effect.asVoid)
+      const retryLater = (reason: string) =>
+        Effect.logWarning(`template sweep: ${reason}; the row is retried in 2 minutes`).pipe(
+          Effect.annotateLogs({ template_id: row.id, creating }),
+          Effect.as(true)
+        )
+      const cannotAsk = creating ? retryLater("the template's channel cannot ask the upstream") : Effect.as(restore, true)
       const channel = row.platform_channel_id === null
         ? undefined
         : yield* channels.get(row.developer_account_id, row.platform_channel_id).pipe(Effect.option, Effect.map(Option.getOrUndefined))
-      if (channel === undefined) return yield* Effect.as(restore, true)
+      if (channel === undefined) return yield* cannotAsk
       const listed = yield* upstream.listTemplates(channel.creds, { name: row.name }).pipe(Effect.either)
       // Refused before any call (the channel has no WABA): asking again will not help.
-      if (Either.isLeft(listed) && listed.left._tag === "UpstreamRequestInvalid") return yield* Effect.as(restore, true)
+      if (Either.isLeft(listed) && listed.left._tag === "UpstreamRequestInvalid") return yield* cannotAsk
       if (Either.isLeft(listed)) {
-        yield* Effect.logWarning("template edit sweep: the upstream failed; the row is retried in 2 minutes").pipe(
-          Effect.annotateLogs({ template_id: row.id, error: listed.left._tag, reason: listed.left.message })
-        )
-        return true
+        return yield* retryLater("the upstream failed").pipe(Effect.annotateLogs({ error: listed.left._tag, reason: listed.left.message }))
       }
       const found = listed.right.find((t) =>
         row.meta_template_id !== null ? t.id === row.meta_template_id : t.name === row.name && t.language === row.language_code
       )
-      if (found === undefined) return yield* Effect.as(restore, true)
+      if (found === undefined) {
+        // A create's row is deleted unless a callback has given it Meta's id meanwhile; then, as an edit's, it is released.
+        if (creating) {
+          yield* sql`delete from templates where id = ${row.id} and edit_started_at = ${lease}
+            and meta_template_id is null and lower(meta_status) = 'pending'`.pipe(Effect.orDie)
+        }
+        return yield* Effect.as(restore, true)
+      }
       const status = found.status.toLowerCase()
       const reason = status === "rejected" ? found.rejected_reason : null
       const content = rowFromUpstream(found)
@@ -509,13 +545,13 @@ export class Templates extends Effect.Service<Templates>()("@platform/server/Tem
       return true
     })
 
-    /** Every dead edit, one lease at a time; how many were taken. */
-    const sweepStaleEdits = Effect.fn("Templates.sweepStaleEdits")(function*() {
+    /** Every dead edit and create, one lease at a time; how many were taken. */
+    const sweepStale = Effect.fn("Templates.sweepStale")(function*() {
       let taken = 0
-      while (yield* settleStaleEdit) taken++
+      while (yield* settleStale) taken++
       return taken
     })
 
-    return { create, list, get, update, delete: remove, sync, uploadHeaderMedia, sweepStaleEdits } as const
+    return { create, list, get, update, delete: remove, sync, uploadHeaderMedia, sweepStale } as const
   })
 }) {}

@@ -5,8 +5,9 @@ import { periodic } from "./periodic.js"
 
 /*
  * Only a PATCH whose process died between marking the row pending and writing Meta's
- * answer leaves work here, and such an edit is settled no sooner than 2 minutes after
- * it started (TEMPLATE_EDIT_MS); a 30 s tick adds little to that.
+ * answer, or a POST whose process died between its insert and its final write, leaves
+ * work here, and either is settled no sooner than 2 minutes after it started
+ * (TEMPLATE_EDIT_MS, SUBMITTING_MS); a 30 s tick adds little to that.
  */
 export const TEMPLATE_EDIT_SWEEP_INTERVAL = Duration.seconds(30)
 
@@ -16,9 +17,9 @@ export const TEMPLATE_EDIT_SWEEP_INTERVAL = Duration.seconds(30)
  */
 export const templateEditSweep = (ticks?: SubscriptionRef.SubscriptionRef<number>) =>
   Effect.flatMap(Templates, (templates) =>
-    periodic("template edit sweep", templates.sweepStaleEdits(), Schedule.spaced(TEMPLATE_EDIT_SWEEP_INTERVAL), ticks))
+    periodic("template edit sweep", templates.sweepStale(), Schedule.spaced(TEMPLATE_EDIT_SWEEP_INTERVAL), ticks))
 
-/** Settles template edits whose process died mid-call (registered only where workers run). */
+/** Settles template edits and creates whose process died mid-call (registered only where workers run). */
 export const TemplateEditSweepLive = Layer.scopedDiscard(Effect.forkScoped(templateEditSweep())).pipe(
   Layer.provide(DomainLive)
 )

@@ -355,7 +355,7 @@ layer(MessagingTestServer({ UPSTREAM: "meta", META_GRAPH_URL: GRAPH, META_GRAPH_
 
       const asked: Array<string | null> = []
       msw.use(listed([{ id: "555000111", name: yield* nameOf(reached), language: "en_US", status: "APPROVED", category: "UTILITY", components: HELLO }], asked))
-      yield* at(start + 119_000)(templates.sweepStaleEdits())
+      yield* at(start + 119_000)(templates.sweepStale())
       for (const id of [reached, lost]) {
         expect((yield* rowOf(id))!.meta_status).toBe("pending")
         const locked = yield* request("PATCH", `/platform/v1/templates/${id}`, { key: s.key, body: { components: HELLO } })
@@ -365,7 +365,7 @@ layer(MessagingTestServer({ UPSTREAM: "meta", META_GRAPH_URL: GRAPH, META_GRAPH_
       expect(asked).toEqual([])
 
       // Two processes sweeping at once: each dead edit is taken by one of them and Meta asked once about it.
-      const taken = yield* at(start + 120_000)(Effect.all([templates.sweepStaleEdits(), templates.sweepStaleEdits()], { concurrency: 2 }))
+      const taken = yield* at(start + 120_000)(Effect.all([templates.sweepStale(), templates.sweepStale()], { concurrency: 2 }))
       expect(taken[0] + taken[1]).toBe(2)
       expect(asked.sort()).toEqual([yield* nameOf(reached), yield* nameOf(lost)].sort())
       expect(yield* rowOf(reached)).toEqual({ meta_status: "approved", components: HELLO })
@@ -411,6 +411,77 @@ layer(MessagingTestServer({ UPSTREAM: "meta", META_GRAPH_URL: GRAPH, META_GRAPH_
         yield* ticked(2)
         expect(yield* statusOf).toEqual({ meta_status: "rejected", meta_rejection_reason: "INVALID_FORMAT", components: [{ type: "BODY", text: "Hi" }] })
       }).pipe(Effect.scoped, Effect.provide(TestContext.TestContext))
+    }))
+
+  it.effect("a create whose process dies while Meta answers is left alone for 2 minutes; then the sweep gives it Meta's id and status, or deletes it when Meta never got it", () =>
+    Effect.gen(function*() {
+      const s = yield* ctx
+      const templates = yield* Templates
+      const q = yield* sql
+      // The dead creates ran 10 minutes ago (their rows' created_at is set back to then): a live create's row is younger.
+      const start = Date.now() - 600_000
+      type Row = { meta_status: string | null; meta_template_id: string | null; meta_rejection_reason: string | null; components: unknown }
+      const rowOf = (name: string) =>
+        q<Row>`select meta_status, meta_template_id, meta_rejection_reason, components from templates where name = ${name}`.pipe(Effect.map(([r]) => r))
+      /** A create whose process dies after its insert, while Meta answers: all it leaves is its pending row. */
+      const deadCreate = (name: string) =>
+        Effect.gen(function*() {
+          const submit = heldOnce({ id: "444000999", status: "PENDING", category: "UTILITY" })
+          msw.use(http.post(`${GRAPH}/${VERSION}/:waba/message_templates`, submit.answer))
+          const input = Schema.decodeUnknownSync(TemplateCreate)({ channel_id: s.chat, name, language_code: "en_US", category: "utility", components: HELLO })
+          const creating = yield* Effect.fork(at(start)(templates.create(s.dev.accountId, input)))
+          yield* Effect.promise(() => submit.inside)
+          const [{ id }] = (yield* q<{ id: number }>`select id from templates where name = ${name}`) as [{ id: number }]
+          const crashed = yield* crashPoint(id)
+          submit.release()
+          yield* Fiber.join(creating)
+          yield* crashed
+          yield* q`update templates set created_at = ${new Date(start)} where id = ${id}`
+          return id
+        })
+      // Meta got the create of `reached` and rejected it; the create of `lost` never reached Meta.
+      const reached = uniqueName("dead_create")
+      const lost = uniqueName("dead_create")
+      const reachedId = yield* deadCreate(reached)
+      yield* deadCreate(lost)
+      const dead = { meta_status: "pending", meta_template_id: null, meta_rejection_reason: null, components: HELLO }
+      expect(yield* rowOf(reached)).toEqual(dead)
+      expect(yield* rowOf(lost)).toEqual(dead)
+      const got = yield* request("GET", `/platform/v1/templates/${reachedId}`, { key: s.key })
+      expect(got.body).toMatchObject({ meta_status: "pending", meta_template_id: null })
+
+      const asked: Array<string | null> = []
+      const content = [{ type: "BODY", text: "Hello from Meta" }]
+      msw.use(listed([
+        { id: "444000111", name: reached, language: "en_US", status: "REJECTED", rejected_reason: "INVALID_FORMAT", category: "UTILITY", components: content },
+        { id: "444000222", name: reached, language: "fr", status: "APPROVED", category: "UTILITY", components: HELLO }
+      ], asked))
+      yield* at(start + 119_000)(templates.sweepStale())
+      expect(asked).toEqual([])
+      expect(yield* rowOf(reached)).toEqual(dead)
+      expect(yield* rowOf(lost)).toEqual(dead)
+
+      // A live create in flight (inserted, Meta still answering) is not touched by the sweep.
+      const live = uniqueName("live_create")
+      const submit = heldOnce({ id: "444000333", status: "PENDING", category: "UTILITY" })
+      msw.use(http.post(`${GRAPH}/${VERSION}/:waba/message_templates`, submit.answer))
+      const liveInput = Schema.decodeUnknownSync(TemplateCreate)({ channel_id: s.chat, name: live, language_code: "en_US", category: "utility", components: HELLO })
+      const creating = yield* Effect.fork(templates.create(s.dev.accountId, liveInput))
+      yield* Effect.promise(() => submit.inside)
+
+      yield* Effect.gen(function*() {
+        // Two processes sweeping at once: each dead create is taken by one of them and Meta asked once about it.
+        const taken = yield* at(start + 120_000)(Effect.all([templates.sweepStale(), templates.sweepStale()], { concurrency: 2 }))
+        expect(taken[0] + taken[1]).toBe(2)
+        expect(asked.sort()).toEqual([reached, lost].sort())
+        expect(yield* rowOf(reached)).toEqual({ meta_status: "rejected", meta_template_id: "444000111", meta_rejection_reason: "INVALID_FORMAT", components: content })
+        // As a create Meta refuses: no row is kept.
+        expect(yield* rowOf(lost)).toBeUndefined()
+        expect(yield* rowOf(live)).toEqual(dead)
+      }).pipe(Effect.ensuring(Effect.sync(() => submit.release())))
+
+      const created = yield* Fiber.join(creating)
+      expect(created).toMatchObject({ meta_status: "pending", meta_template_id: "444000333" })
     }))
 
   it.effect("a sync while an edit waits for Meta leaves the row pending: a second PATCH is still 409 and the edit's answer is kept", () =>

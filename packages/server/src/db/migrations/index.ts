@@ -18,6 +18,7 @@ import broadcastRecipientKeys from "./0019_broadcast_recipient_keys.js"
 import contactWipeRecipients from "./0020_contact_wipe_recipients.js"
 import templateEditLease from "./0021_template_edit_lease.js"
 import sessionExpiryIndex from "./0022_session_expiry_index.js"
+import templateSubmittingIndex from "./0023_template_submitting_index.js"
 
 /** Migrations imported statically (not read from disk) so the bundled server carries them. */
 export const migrations = {
@@ -40,5 +41,6 @@ export const migrations = {
   "0019_broadcast_recipient_keys": broadcastRecipientKeys,
   "0020_contact_wipe_recipients": contactWipeRecipients,
   "0021_template_edit_lease": templateEditLease,
-  "0022_session_expiry_index": sessionExpiryIndex
+  "0022_session_expiry_index": sessionExpiryIndex,
+  "0023_template_submitting_index": templateSubmittingIndex
 }
