@@ -119,6 +119,28 @@ const at = (ms: number) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
 
 const HELLO = [{ type: "BODY" as const, text: "Hello" }]
 
+/**
+ * A create whose process dies after its insert, while Meta answers: all it leaves is its pending
+ * row, whose created_at is then set back to `bornAt` (the create ran then).
+ */
+const deadCreate = (accountId: number, channelId: number, name: string, bornAt: number) =>
+  Effect.gen(function*() {
+    const templates = yield* Templates
+    const q = yield* sql
+    const submit = heldOnce({ id: "444000999", status: "PENDING", category: "UTILITY" })
+    msw.use(http.post(`${GRAPH}/${VERSION}/:waba/message_templates`, submit.answer))
+    const input = Schema.decodeUnknownSync(TemplateCreate)({ channel_id: channelId, name, language_code: "en_US", category: "utility", components: HELLO })
+    const creating = yield* Effect.fork(at(bornAt)(templates.create(accountId, input)))
+    yield* Effect.promise(() => submit.inside)
+    const [{ id }] = (yield* q<{ id: number }>`select id from templates where name = ${name}`) as [{ id: number }]
+    const crashed = yield* crashPoint(id)
+    submit.release()
+    yield* Fiber.join(creating)
+    yield* crashed
+    yield* q`update templates set created_at = ${new Date(bornAt)} where id = ${id}`
+    return id
+  })
+
 const graphError = (status: number, error: Record<string, unknown>) => () => HttpResponse.json({ error }, { status })
 
 layer(MessagingTestServer({ UPSTREAM: "meta", META_GRAPH_URL: GRAPH, META_GRAPH_VERSION: VERSION }), {
@@ -423,27 +445,11 @@ layer(MessagingTestServer({ UPSTREAM: "meta", META_GRAPH_URL: GRAPH, META_GRAPH_
       type Row = { meta_status: string | null; meta_template_id: string | null; meta_rejection_reason: string | null; components: unknown }
       const rowOf = (name: string) =>
         q<Row>`select meta_status, meta_template_id, meta_rejection_reason, components from templates where name = ${name}`.pipe(Effect.map(([r]) => r))
-      /** A create whose process dies after its insert, while Meta answers: all it leaves is its pending row. */
-      const deadCreate = (name: string) =>
-        Effect.gen(function*() {
-          const submit = heldOnce({ id: "444000999", status: "PENDING", category: "UTILITY" })
-          msw.use(http.post(`${GRAPH}/${VERSION}/:waba/message_templates`, submit.answer))
-          const input = Schema.decodeUnknownSync(TemplateCreate)({ channel_id: s.chat, name, language_code: "en_US", category: "utility", components: HELLO })
-          const creating = yield* Effect.fork(at(start)(templates.create(s.dev.accountId, input)))
-          yield* Effect.promise(() => submit.inside)
-          const [{ id }] = (yield* q<{ id: number }>`select id from templates where name = ${name}`) as [{ id: number }]
-          const crashed = yield* crashPoint(id)
-          submit.release()
-          yield* Fiber.join(creating)
-          yield* crashed
-          yield* q`update templates set created_at = ${new Date(start)} where id = ${id}`
-          return id
-        })
       // Meta got the create of `reached` and rejected it; the create of `lost` never reached Meta.
       const reached = uniqueName("dead_create")
       const lost = uniqueName("dead_create")
-      const reachedId = yield* deadCreate(reached)
-      yield* deadCreate(lost)
+      const reachedId = yield* deadCreate(s.dev.accountId, s.chat, reached, start)
+      yield* deadCreate(s.dev.accountId, s.chat, lost, start)
       const dead = { meta_status: "pending", meta_template_id: null, meta_rejection_reason: null, components: HELLO }
       expect(yield* rowOf(reached)).toEqual(dead)
       expect(yield* rowOf(lost)).toEqual(dead)
@@ -482,6 +488,33 @@ layer(MessagingTestServer({ UPSTREAM: "meta", META_GRAPH_URL: GRAPH, META_GRAPH_
 
       const created = yield* Fiber.join(creating)
       expect(created).toMatchObject({ meta_status: "pending", meta_template_id: "444000333" })
+    }))
+
+  it.effect("a dead create the sweep cannot ask Meta about keeps its lease and is asked about again 2 minutes later; Meta not having it then deletes it", () =>
+    Effect.gen(function*() {
+      const s = yield* ctx
+      const templates = yield* Templates
+      const q = yield* sql
+      const start = Date.now() - 600_000
+      const name = uniqueName("dead_create_outage")
+      const id = yield* deadCreate(s.dev.accountId, s.chat, name, start)
+      const asked: Array<string | null> = []
+      msw.use(http.get(`${GRAPH}/${VERSION}/:waba/message_templates`, ({ request: r }) => {
+        asked.push(new URL(r.url).searchParams.get("name"))
+        return graphError(401, { message: "Error validating access token: Session has expired", type: "OAuthException", code: 190 })()
+      }))
+      // Meta failing leaves the row as it was; the lease keeps another pass from asking again at once.
+      expect(yield* at(start + 120_000)(templates.sweepStale())).toBe(1)
+      expect(yield* at(start + 150_000)(templates.sweepStale())).toBe(0)
+      expect(asked).toEqual([name])
+      const got = yield* request("GET", `/platform/v1/templates/${id}`, { key: s.key })
+      expect(got.status, got.text).toBe(200)
+      expect(got.body).toMatchObject({ meta_status: "pending", meta_template_id: null })
+
+      msw.use(listed([], asked))
+      expect(yield* at(start + 240_000)(templates.sweepStale())).toBe(1)
+      expect(asked).toEqual([name, name])
+      expect((yield* q`select 1 from templates where id = ${id}`).length).toBe(0)
     }))
 
   it.effect("a sync while an edit waits for Meta leaves the row pending: a second PATCH is still 409 and the edit's answer is kept", () =>
