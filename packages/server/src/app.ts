@@ -12,11 +12,11 @@ import { DeliveryWorkersLive } from "./workers/delivery-workers.js"
 import { ExpiryPruneLive } from "./workers/expiry-prune.js"
 import { ParkedStatusSweepLive } from "./workers/parked-status-sweep.js"
 import { RawForwardSweepLive } from "./workers/raw-forward-sweep.js"
-import { TemplateEditSweepLive } from "./workers/template-edit-sweep.js"
+import { TemplateSweepLive } from "./workers/template-sweep.js"
 
 /** The background workers; only where `ROLE` runs them. */
 const WorkersLive = Layer.unwrapEffect(
-  Effect.map(AppConfig, (config) => (config.runsWorkers ? Layer.mergeAll(RawForwardSweepLive, DeliveryWorkersLive, ParkedStatusSweepLive, ContactWipeSweepLive, BroadcastSendCycleLive, TemplateEditSweepLive, ExpiryPruneLive) : Layer.empty))
+  Effect.map(AppConfig, (config) => (config.runsWorkers ? Layer.mergeAll(RawForwardSweepLive, DeliveryWorkersLive, ParkedStatusSweepLive, ContactWipeSweepLive, BroadcastSendCycleLive, TemplateSweepLive, ExpiryPruneLive) : Layer.empty))
 ).pipe(Layer.provide(Secrets.Default))
 
 /**

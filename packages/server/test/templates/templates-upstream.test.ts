@@ -9,7 +9,7 @@ import { baseUrl, createKey, signup } from "../auth/support.js"
 import { GRAPH, makeRecorder, META_RESPONSES, successHandlers, VERSION } from "../fixtures/meta/index.js"
 import { signedBody, waEnvelope } from "../fixtures/meta/inbound.js"
 import { MessagingTestServer, request, sql } from "../messages/support.js"
-import { TEMPLATE_EDIT_SWEEP_INTERVAL, templateEditSweep } from "../../src/workers/template-edit-sweep.js"
+import { TEMPLATE_SWEEP_INTERVAL, templateSweep } from "../../src/workers/template-sweep.js"
 
 // Only Graph traffic is mocked; the test's own requests to the loopback server pass through.
 const msw = setupServer()
@@ -426,10 +426,10 @@ layer(MessagingTestServer({ UPSTREAM: "meta", META_GRAPH_URL: GRAPH, META_GRAPH_
         yield* TestClock.setTime(start + 100_000)
         const ticks = yield* SubscriptionRef.make(0)
         const ticked = (n: number) => ticks.changes.pipe(Stream.filter((t) => t >= n), Stream.runHead)
-        yield* Effect.forkScoped(templateEditSweep(ticks))
+        yield* Effect.forkScoped(templateSweep(ticks))
         yield* ticked(1)
         expect(yield* statusOf).toEqual({ meta_status: "pending", meta_rejection_reason: null, components: [{ type: "BODY", text: "Hi" }] })
-        yield* TestClock.adjust(TEMPLATE_EDIT_SWEEP_INTERVAL)
+        yield* TestClock.adjust(TEMPLATE_SWEEP_INTERVAL)
         yield* ticked(2)
         expect(yield* statusOf).toEqual({ meta_status: "rejected", meta_rejection_reason: "INVALID_FORMAT", components: [{ type: "BODY", text: "Hi" }] })
       }).pipe(Effect.scoped, Effect.provide(TestContext.TestContext))

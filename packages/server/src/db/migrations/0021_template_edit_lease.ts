@@ -6,7 +6,7 @@ import { Effect } from "effect"
  * final state after. A process that dies in between left the row pending for good (every
  * later PATCH 409) unless a callback or a sync happened to move it on. The edit now records
  * when it started and the status it replaced: an edit older than its bound is a dead one,
- * which the template edit sweep settles from the upstream (or puts the replaced status back
+ * which the template sweep settles from the upstream (or puts the replaced status back
  * when the upstream never got the template).
  */
 export default Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(`

@@ -9,17 +9,17 @@ import { periodic } from "./periodic.js"
  * work here, and either is settled no sooner than 2 minutes after it started
  * (TEMPLATE_EDIT_MS, SUBMITTING_MS); a 30 s tick adds little to that.
  */
-export const TEMPLATE_EDIT_SWEEP_INTERVAL = Duration.seconds(30)
+export const TEMPLATE_SWEEP_INTERVAL = Duration.seconds(30)
 
 /**
  * The sweep: a pass at once, then one every 30 s on the Effect clock. A failed pass is
  * logged and the sweep goes on; `ticks` counts finished passes (tests wait on it).
  */
-export const templateEditSweep = (ticks?: SubscriptionRef.SubscriptionRef<number>) =>
+export const templateSweep = (ticks?: SubscriptionRef.SubscriptionRef<number>) =>
   Effect.flatMap(Templates, (templates) =>
-    periodic("template edit sweep", templates.sweepStale(), Schedule.spaced(TEMPLATE_EDIT_SWEEP_INTERVAL), ticks))
+    periodic("template sweep", templates.sweepStale(), Schedule.spaced(TEMPLATE_SWEEP_INTERVAL), ticks))
 
 /** Settles template edits and creates whose process died mid-call (registered only where workers run). */
-export const TemplateEditSweepLive = Layer.scopedDiscard(Effect.forkScoped(templateEditSweep())).pipe(
+export const TemplateSweepLive = Layer.scopedDiscard(Effect.forkScoped(templateSweep())).pipe(
   Layer.provide(DomainLive)
 )
