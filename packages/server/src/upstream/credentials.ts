@@ -6,7 +6,7 @@ import type { Redacted } from "effect"
  */
 export interface ChannelCredentials {
   readonly kind: "chat" | "social"
-  /** Platform channel id; keys the throttle bucket. */
+  /** Platform channel id; named in UpstreamThrottled (the throttle is keyed by phone_number_id or social_id). */
   readonly id: number
   readonly phone_number_id?: string | undefined
   readonly waba_id?: string | undefined

@@ -10,7 +10,7 @@ import {
   toChatPayload,
   toSocialPayload
 } from "./message-payload.js"
-import { channelRate, type Throttle } from "./throttle.js"
+import { channelRate, type Throttle, throttleSender } from "./throttle.js"
 
 const ChatSendResponse = Schema.Struct({
   messaging_product: Schema.optional(Schema.String),
@@ -36,7 +36,7 @@ export interface SentMessage {
 
 export const makeMessagesApi = (graph: GraphClient, throttle: Throttle) => {
   const post = <A, I>(creds: ChannelCredentials, path: string, operation: string, json: unknown, schema: Schema.Schema<A, I>) =>
-    throttle.acquire(creds.id, channelRate(creds)).pipe(
+    throttle.acquire(throttleSender(creds), channelRate(creds)).pipe(
       Effect.zipRight(graph.call({ operation, method: "POST", path, token: creds.access_token, json }, schema))
     )
 

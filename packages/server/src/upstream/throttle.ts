@@ -17,14 +17,34 @@ export const channelRate = (creds: Pick<ChannelCredentials, "kind" | "throughput
     ? CHAT_DEFAULT_RATE
     : SOCIAL_DEFAULT_RATE
 
+/**
+ * Whom a send is counted against. Meta limits throughput per business phone number (chat) or per
+ * professional account (social), not per channel row, so the schedule is keyed by that id: rows
+ * on one number share it, and deployments sharing one Redis cannot collide on their row ids.
+ */
+export interface ThrottleSender {
+  /** `chat:<phone_number_id>` or `social:<social_id>`. */
+  readonly key: string
+  /** Our channel row, which `UpstreamThrottled` names: the id the API user knows. */
+  readonly channelId: number
+}
+
+export const throttleSender = (
+  creds: Pick<ChannelCredentials, "kind" | "id" | "phone_number_id" | "social_id">
+): ThrottleSender => {
+  const upstreamId = creds.kind === "chat" ? creds.phone_number_id : creds.social_id
+  // Every send has passed requireChat/requireSocial first; the row id only keeps this total.
+  return { key: upstreamId ? `${creds.kind}:${upstreamId}` : `channel:${creds.id}`, channelId: creds.id }
+}
+
 export interface Throttle {
   /**
-   * Waits for the channel's next send slot. Slots are spaced 1/rate apart, so no
+   * Waits for the sender's next send slot. Slots are spaced 1/rate apart, so no
    * window of one second ever holds more than `rate` sends; a caller whose slot
    * is further away than `maxWait` fails at once with `UpstreamThrottled`
    * instead of queueing (which also bounds the queue to rate × maxWait).
    */
-  readonly acquire: (channelId: number, ratePerSecond: number) => Effect.Effect<void, UpstreamThrottled>
+  readonly acquire: (sender: ThrottleSender, ratePerSecond: number) => Effect.Effect<void, UpstreamThrottled>
 }
 
 export interface ThrottleOptions {
@@ -45,29 +65,29 @@ const throttled = (channelId: number, rate: number) =>
   })
 
 /**
- * A per-channel scheduler in the style of GCRA: the state is one timestamp per
- * channel (the next free slot), updated synchronously, so concurrent fibers never
+ * A per-sender scheduler in the style of GCRA: the state is one timestamp per
+ * sender (the next free slot), updated synchronously, so concurrent fibers never
  * race for the same slot. Uses `Clock`, so `TestClock` drives it in tests.
  */
 export const makeThrottle = (options: ThrottleOptions = {}): Effect.Effect<Throttle> =>
   Effect.sync(() => {
     const maxWaitMs = Duration.toMillis(options.maxWait ?? Duration.seconds(1))
-    const nextFree = new Map<number, number>()
-    const acquire = (channelId: number, ratePerSecond: number) =>
+    const nextFree = new Map<string, number>()
+    const acquire = ({ channelId, key }: ThrottleSender, ratePerSecond: number) =>
       Effect.flatMap(Clock.currentTimeMillis, (now) =>
         Effect.suspend(() => {
           const rate = effectiveRate(ratePerSecond)
-          const slot = Math.max(now, nextFree.get(channelId) ?? now)
+          const slot = Math.max(now, nextFree.get(key) ?? now)
           const wait = slot - now
           if (wait > maxWaitMs) return Effect.fail(throttled(channelId, rate))
-          nextFree.set(channelId, slot + intervalMicros(rate) / 1000)
+          nextFree.set(key, slot + intervalMicros(rate) / 1000)
           return wait > 0 ? Effect.sleep(Duration.millis(wait)) : Effect.void
         }))
     return { acquire }
   })
 
 /*
- * GCRA over one key per channel holding its next free slot, in integer microseconds (exact in
+ * GCRA over one key per sender holding its next free slot, in integer microseconds (exact in
  * a double; formatted with %d because Lua's tostring keeps only 14 digits). A slot further
  * than max_wait is refused without touching the key. The key expires a second past the slot
  * it holds: by then the slot is in the past and an absent key means the same.
@@ -107,16 +127,16 @@ export const makeRedisThrottle = (
       unavailable: "upstream throttle store unavailable; throttling each channel in this process alone until it answers",
       available: "upstream throttle store available again"
     })
-    const acquire = (channelId: number, ratePerSecond: number) =>
+    const acquire = (sender: ThrottleSender, ratePerSecond: number) =>
       Effect.flatMap(Clock.currentTimeMillis, (now) => {
         const rate = effectiveRate(ratePerSecond)
         return Effect.flatMap(
-          call(() => reserve(namespace + channelId, Math.floor(now * 1000), intervalMicros(rate), maxWaitMicros)),
+          call(() => reserve(namespace + sender.key, Math.floor(now * 1000), intervalMicros(rate), maxWaitMicros)),
           Option.match({
-            onNone: () => local.acquire(channelId, ratePerSecond),
+            onNone: () => local.acquire(sender, ratePerSecond),
             onSome: ([reserved, wait]) =>
               reserved !== 1
-                ? Effect.fail(throttled(channelId, rate))
+                ? Effect.fail(throttled(sender.channelId, rate))
                 : wait > 0
                 ? Effect.sleep(Duration.millis(wait / 1000))
                 : Effect.void

@@ -7,7 +7,7 @@ import { createServer } from "node:net"
 import { AppConfig } from "../../src/config.js"
 import { connectRedis } from "../../src/redis/redis-client.js"
 import type { ChannelCredentials } from "../../src/upstream/credentials.js"
-import { makeRedisThrottle, type Throttle } from "../../src/upstream/throttle.js"
+import { makeRedisThrottle, type Throttle, type ThrottleSender, throttleSender } from "../../src/upstream/throttle.js"
 import { Upstream } from "../../src/upstream/upstream.js"
 import { GRAPH, makeRecorder, successHandlers, VERSION } from "../fixtures/meta/index.js"
 import { maxInWindow } from "./windows.js"
@@ -30,6 +30,9 @@ const closedPort = await new Promise<number>((resolve) => {
 
 /** Keys of this run, deleted at the end (they also expire a second past their last slot). */
 const namespace = () => `platform:test:throttle:${process.pid}-${Math.random().toString(36).slice(2, 10)}:`
+
+/** Channel row `id` sending from its own phone number. */
+const chat = (id: number, phoneNumberId = `10654035224${id}`) => throttleSender({ kind: "chat", id, phone_number_id: phoneNumberId })
 
 /** Two instances (two connections, as two processes have) over one Redis namespace. */
 const twoInstances = (maxWait: Duration.DurationInput) =>
@@ -58,7 +61,7 @@ const settled = (total: number, finished: () => number) =>
  */
 const burst = (
   instances: ReadonlyArray<Throttle>,
-  channelId: number,
+  sender: ThrottleSender,
   rate: number,
   size: number,
   inTurn = false
@@ -69,7 +72,7 @@ const burst = (
       Effect.forEach(
         attempts,
         (instance) =>
-          Effect.either(instances[instance]!.acquire(channelId, rate)).pipe(
+          Effect.either(instances[instance]!.acquire(sender, rate)).pipe(
             Effect.zip(Clock.currentTimeMillis),
             Effect.map(([result, at]) => ({ instance, result, at })),
             Effect.ensuring(Effect.sync(() => finished++))
@@ -109,13 +112,14 @@ const redis = new Redis(REDIS)
 const meta = setupServer()
 beforeAll(() => meta.listen({ onUnhandledRequest: "error" }))
 
-/** A channel id no other run uses, for the wiring test that keeps the production namespace. */
+/** A channel id and phone numbers no other run uses, for the wiring tests that keep the production namespace. */
 const wiredChannel = 2_000_000_000 + Math.floor(Math.random() * 100_000_000)
+const wiredNumber = (test: number) => `10${test}${wiredChannel}`
 
 afterAll(async () => {
   meta.close()
   const keys = await redis.keys("platform:test:throttle:*")
-  await redis.del(...keys, `platform:v1:throttle:${wiredChannel}`)
+  await redis.del(...keys, ...[0, 1, 2].map((test) => `platform:v1:throttle:chat:${wiredNumber(test)}`))
   await redis.quit()
 })
 
@@ -126,7 +130,7 @@ describe("per-channel throttle over Redis", () => {
   it.scoped("a burst of rate on each of two instances in the same instant: the second instance's sends are spaced after the first's", () =>
     Effect.gen(function*() {
       const instances = yield* twoInstances(Duration.seconds(2))
-      const { passed, passedBy, refused } = yield* burst(instances, 7, 80, 80, true)
+      const { passed, passedBy, refused } = yield* burst(instances, chat(7), 80, 80, true)
       expect(refused).toHaveLength(0)
       expect(sorted(passedBy(0))).toEqual(slots(0, 80))
       expect(sorted(passedBy(1))).toEqual(slots(80, 80))
@@ -136,7 +140,7 @@ describe("per-channel throttle over Redis", () => {
   it.scoped("two instances bursting 2 × rate interleaved share one schedule: every send in its own 1/rate slot", () =>
     Effect.gen(function*() {
       const instances = yield* twoInstances(Duration.seconds(2))
-      const { passed, passedBy, refused } = yield* burst(instances, 7, 80, 80)
+      const { passed, passedBy, refused } = yield* burst(instances, chat(7), 80, 80)
       expect(refused).toHaveLength(0)
       expect(sorted(passed)).toEqual(slots(0, 160))
       expect(passedBy(0).length).toBeGreaterThan(0)
@@ -147,7 +151,7 @@ describe("per-channel throttle over Redis", () => {
   it.scoped("beyond the bounded wait the two instances' surplus fails at once with UpstreamThrottled, and reserves no slot", () =>
     Effect.gen(function*() {
       const [a, b] = yield* twoInstances(Duration.seconds(1))
-      const { passed, refused } = yield* burst([a, b], 7, 80, 80)
+      const { passed, refused } = yield* burst([a, b], chat(7), 80, 80)
       expect(passed).toHaveLength(81)
       expect(maxInWindow(passed, 1000)).toBeLessThanOrEqual(80)
       expect(Math.max(...passed)).toBe(1000)
@@ -159,25 +163,25 @@ describe("per-channel throttle over Redis", () => {
   it.scoped("a refused acquisition reserves no slot: the next one is due when the last passed one's interval ends", () =>
     Effect.gen(function*() {
       const [a, b] = yield* twoInstances(Duration.zero)
-      yield* a.acquire(9, 1)
+      yield* a.acquire(chat(9), 1)
       for (let i = 0; i < 3; i++) {
-        expect(yield* Effect.flip(b.acquire(9, 1))).toMatchObject({ _tag: "UpstreamThrottled", channel_id: 9, rate_per_second: 1 })
+        expect(yield* Effect.flip(b.acquire(chat(9), 1))).toMatchObject({ _tag: "UpstreamThrottled", channel_id: 9, rate_per_second: 1 })
       }
       yield* TestClock.adjust(Duration.millis(999))
-      expect(Either.isLeft(yield* Effect.either(a.acquire(9, 1)))).toBe(true)
+      expect(Either.isLeft(yield* Effect.either(a.acquire(chat(9), 1)))).toBe(true)
       yield* TestClock.adjust(Duration.millis(1))
-      yield* b.acquire(9, 1)
+      yield* b.acquire(chat(9), 1)
       yield* TestClock.adjust(Duration.seconds(1))
-      yield* a.acquire(9, 1)
+      yield* a.acquire(chat(9), 1)
     }))
 
   it.scoped("channels do not share a schedule", () =>
     Effect.gen(function*() {
       const [a, b] = yield* twoInstances(Duration.zero)
-      yield* a.acquire(1, 1)
-      yield* b.acquire(2, 1)
-      expect(Either.isLeft(yield* Effect.either(b.acquire(1, 1)))).toBe(true)
-      expect(Either.isLeft(yield* Effect.either(a.acquire(2, 1)))).toBe(true)
+      yield* a.acquire(chat(1), 1)
+      yield* b.acquire(chat(2), 1)
+      expect(Either.isLeft(yield* Effect.either(b.acquire(chat(1), 1)))).toBe(true)
+      expect(Either.isLeft(yield* Effect.either(a.acquire(chat(2), 1)))).toBe(true)
     }))
 
   it.scoped("with Redis unreachable, sends still pass, spaced by the in-process throttle, and the outage is logged once", () =>
@@ -187,19 +191,39 @@ describe("per-channel throttle over Redis", () => {
         maxWait: Duration.seconds(1),
         namespace: namespace()
       })
-      const { passed, refused } = yield* burst([throttle], 3, 80, 81)
+      const { passed, refused } = yield* burst([throttle], chat(3), 80, 81)
       expect(refused).toHaveLength(0)
       expect([...passed].sort((x, y) => x - y)).toEqual(Array.from({ length: 81 }, (_, i) => i * 12.5))
       expect(maxInWindow(passed, 1000)).toBe(80)
       expect(warnings.slice(before).filter((w) => w.includes("upstream throttle store unavailable"))).toHaveLength(1)
     }).pipe(Effect.provide(CaptureWarnings)))
 
+  it.scoped("two channel rows on one phone number, on two instances, share its schedule; the refusal names the caller's row", () =>
+    Effect.gen(function*() {
+      const [a, b] = yield* twoInstances(Duration.zero)
+      yield* a.acquire(chat(1, "106540352242922"), 1)
+      expect(yield* Effect.flip(b.acquire(chat(2, "106540352242922"), 1)))
+        .toMatchObject({ _tag: "UpstreamThrottled", channel_id: 2, rate_per_second: 1 })
+      yield* b.acquire(chat(3, "106540352242923"), 1)
+    }))
+
+  it.scoped.each([
+    ["chat:106540352242922", chat(5, "106540352242922")],
+    ["social:17841400000000001", throttleSender({ kind: "social", id: 5, social_id: "17841400000000001" })]
+  ] as const)("channel row 5's key is the namespace and %s, Meta's sender id, not the row id", ([key, sender]) =>
+    Effect.gen(function*() {
+      const ns = namespace()
+      const throttle = yield* makeRedisThrottle(yield* connectRedis(REDIS), { namespace: ns })
+      yield* throttle.acquire(sender, 1)
+      expect(yield* Effect.promise(() => redis.keys(`${ns}*`))).toEqual([`${ns}${key}`])
+    }))
+
   it.scoped("a channel's key expires a second past the slot it holds", () =>
     Effect.gen(function*() {
       const ns = namespace()
       const throttle = yield* makeRedisThrottle(yield* connectRedis(REDIS), { namespace: ns })
-      yield* throttle.acquire(5, 1)
-      const ttl = yield* Effect.promise(() => redis.pttl(`${ns}5`))
+      yield* throttle.acquire(chat(5, "106540352242922"), 1)
+      const ttl = yield* Effect.promise(() => redis.pttl(`${ns}chat:106540352242922`))
       expect(ttl).toBeGreaterThan(1_500)
       expect(ttl).toBeLessThanOrEqual(2_000)
     }))
@@ -209,7 +233,7 @@ describe("Upstream picks its throttle by REDIS_URL", () => {
   const channel: ChannelCredentials = {
     kind: "chat",
     id: wiredChannel,
-    phone_number_id: "106540352242922",
+    phone_number_id: wiredNumber(0),
     waba_id: "102290129340398",
     access_token: Redacted.make("EAAGmswChatToken0123456789abcdef"),
     throughput_per_second: 1
@@ -227,7 +251,7 @@ describe("Upstream picks its throttle by REDIS_URL", () => {
       Context.get(Upstream)
     )
 
-  const send = (upstream: Upstream) => Effect.either(upstream.sendMessage(channel, { to: "15551234567", type: "text", text: "hi" }))
+  const send = (upstream: Upstream, creds = channel) => Effect.either(upstream.sendMessage(creds, { to: "15551234567", type: "text", text: "hi" }))
 
   it.scoped.each([
     { label: "with REDIS_URL the instances share the schedule: the second is refused", redisUrl: REDIS, second: "Left", calls: 1 },
@@ -245,5 +269,21 @@ describe("Upstream picks its throttle by REDIS_URL", () => {
         expect(refused.left).toMatchObject({ _tag: "UpstreamThrottled", channel_id: wiredChannel, rate_per_second: 1 })
       }
       expect(rec.calls).toHaveLength(calls)
+    }))
+
+  it.scoped.each([
+    ["with", REDIS, 1],
+    ["without", undefined, 2]
+  ] as const)("two channel rows on one phone number sending at 1/s share its schedule %s REDIS_URL: the second row's send is refused", ([, redisUrl, test]) =>
+    Effect.gen(function*() {
+      const rec = makeRecorder()
+      meta.use(...successHandlers(rec))
+      const upstream = yield* instance(redisUrl)
+      const first: ChannelCredentials = { ...channel, phone_number_id: wiredNumber(test) }
+      const second: ChannelCredentials = { ...first, id: wiredChannel + 1, access_token: Redacted.make("EAAGmswOtherChatToken0123456789ab") }
+      expect((yield* send(upstream, first))._tag).toBe("Right")
+      const refused = yield* send(upstream, second)
+      expect(refused).toMatchObject({ _tag: "Left", left: { _tag: "UpstreamThrottled", channel_id: wiredChannel + 1, rate_per_second: 1 } })
+      expect(rec.calls).toHaveLength(1)
     }))
 })
