@@ -124,7 +124,7 @@ export const makeRedisThrottle = (
     const maxWaitMicros = Math.floor(Duration.toMillis(options.maxWait ?? Duration.seconds(1)) * 1000)
     const reserve = defineScript<[number, number]>(redis, "platformThrottle", 1, SCRIPT)
     const call = makeGuardedCall({
-      unavailable: "upstream throttle store unavailable; throttling each channel in this process alone until it answers",
+      unavailable: "upstream throttle store unavailable; throttling each sender in this process alone until it answers",
       available: "upstream throttle store available again"
     })
     const acquire = (sender: ThrottleSender, ratePerSecond: number) =>
