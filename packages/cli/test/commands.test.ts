@@ -237,6 +237,21 @@ describe("commands", () => {
     expect(api.calls[1]!.headers.get("idempotency-key")).toBe("order-42")
   })
 
+  it("subscriptions get and list say why a subscription is off or paused (410 Gone, auto-pause)", async () => {
+    const gone = { ...f.subscription, is_active: false, is_paused: false, paused_reason: "receiver_gone_410" }
+    const off = { ...f.subscription, id: 12, is_active: false, is_paused: false, paused_reason: null }
+    const paused = { ...f.subscription, id: 13, is_paused: true, paused_reason: "auto_paused_high_failure_rate" }
+    api.on("get", `${subs}/:id`, { json: gone })
+    const one = await cli(["subscriptions", "get", "11"])
+    expect(one.stdout).toMatch(/^state\s+inactive \(receiver_gone_410\)$/m)
+    api.on("get", subs, { json: { data: [gone, off, paused], has_more: false, next_cursor: null } })
+    const lines = (await cli(["subscriptions", "list"])).stdout.trimEnd().split("\n")
+    expect(lines[1]).toMatch(/\sinactive \(receiver_gone_410\)\s/)
+    expect(lines[2]).toMatch(/\sinactive\s/)
+    expect(lines[2]).not.toContain("(")
+    expect(lines[3]).toMatch(/\spaused \(auto_paused_high_failure_rate\)\s/)
+  })
+
   it("channels list prints a table for people, without colour codes off a terminal", async () => {
     api.on("get", "/platform/v1/channels", { json: [f.channel, { ...f.channel, channel_id: 8, type: "social", name: null, username: "shop", status: "inactive", inbound_enabled: false }] })
     const ran = await cli(["channels", "list"])

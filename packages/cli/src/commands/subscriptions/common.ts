@@ -57,9 +57,12 @@ export const bodyFrom = (o: Record<string, unknown>) => {
   return defined(fields) as Partial<ReturnType<typeof defined<typeof fields>>>
 }
 
-/** A subscription's state in one word. */
-export const state = (ctx: Context, s: WebhookSubscription): string =>
-  !s.is_active ? ctx.out.c.gray("inactive") : s.is_paused ? ctx.out.c.yellow(`paused${s.paused_reason ? ` (${s.paused_reason})` : ""}`) : ctx.out.c.green("active")
+/** A subscription's state in one word, with the reason the service gave for switching it off or pausing it. */
+export const state = (ctx: Context, s: WebhookSubscription): string => {
+  const reason = s.paused_reason ? ` (${s.paused_reason})` : ""
+  // A receiver answering 410 Gone switches the subscription off with receiver_gone_410: say so, or "inactive" reads as the developer's doing.
+  return !s.is_active ? ctx.out.c.gray(`inactive${reason}`) : s.is_paused ? ctx.out.c.yellow(`paused${reason}`) : ctx.out.c.green("active")
+}
 
 /** Table columns of the subscription list. */
 export const columns = (ctx: Context): ReadonlyArray<Column<WebhookSubscription>> => [
