@@ -82,9 +82,11 @@ export type DeliveryList = typeof DeliveryList.Type
 
 /** Query of GET /webhooks/deliveries/{id}. */
 export const DeliveryDetailQuery = Schema.Struct({
-  include: optional(Schema.Literal("full_envelope").annotations({
+  // The description sits on the parameter, not on the literal: a literal's description replaces `"full_envelope"`
+  // in the 422 message ("Expected <description>, actual ...").
+  include: optional(Schema.Literal("full_envelope")).annotations({
     description: "`full_envelope` adds `envelope`: the payload exactly as delivered (one envelope, or a batch `{events: [...]}`)."
-  }))
+  })
 })
 export type DeliveryDetailQuery = typeof DeliveryDetailQuery.Type
 

@@ -234,6 +234,25 @@ layer(WebhooksTestServer, { excludeTestServices: true })("deliveries API, conver
       expect((yield* request("PATCH", `/platform/v1/conversations/${conv!.id}`, { key: limited.key, body: { status: "ended" } })).status).toBe(403)
     }))
 
+  it.effect("a misspelt include on a delivery is a 422 naming the accepted value, not the OpenAPI description", () =>
+    Effect.gen(function*() {
+      const { key } = yield* developer
+      const sub = yield* request("POST", "/platform/v1/webhooks/subscriptions", { key, body: { target_url: "http://127.0.0.1:9/hook" } })
+      const test = yield* request("POST", `/platform/v1/webhooks/subscriptions/${sub.body.id}/test`, { key })
+      const reply = yield* request("GET", `/platform/v1/webhooks/deliveries/${test.body.id}?include=full_envelop`, { key })
+      expect(reply.status).toBe(422)
+      expect(reply.body.detail).toEqual([{
+        loc: ["query", "include"],
+        msg: "Expected \"full_envelope\", actual \"full_envelop\"",
+        type: "value_error",
+        input: "full_envelop",
+        ctx: {}
+      }])
+      const full = yield* request("GET", `/platform/v1/webhooks/deliveries/${test.body.id}?include=full_envelope`, { key })
+      expect(full.status).toBe(200)
+      expect(full.body.envelope).toMatchObject({ id: test.body.event_id })
+    }))
+
   it.effect("an event stream filter with a misspelt event type is a 422 naming it, not a silent stream", () =>
     Effect.gen(function*() {
       const { key } = yield* developer
