@@ -252,6 +252,19 @@ describe("commands", () => {
     expect(lines[3]).toMatch(/\spaused \(auto_paused_high_failure_rate\)\s/)
   })
 
+  it("deliveries list with a misspelt --event-type says the type is unknown instead of a bare 'No deliveries.'", async () => {
+    const empty = { json: { mode: "native", data: [], has_more: false, next_cursor: null } }
+    api.on("get", dels, empty, empty)
+    const typo = await cli(["deliveries", "list", "--event-type", "message.sentt"])
+    expect(typo.code).toBe(0)
+    expect(api.calls[0]!.query).toEqual({ event_type: "message.sentt" }) // still asked as given: the API may know newer types
+    expect(typo.stderr).toContain("No deliveries.")
+    expect(typo.stderr).toContain("\"message.sentt\" is not an event type this CLI knows")
+    expect(typo.stderr).toContain("message.sent, message.delivered")
+    const known = await cli(["deliveries", "list", "--event-type", "message.sent"])
+    expect(known.stderr).toBe("No deliveries.\n")
+  })
+
   it("channels list prints a table for people, without colour codes off a terminal", async () => {
     api.on("get", "/platform/v1/channels", { json: [f.channel, { ...f.channel, channel_id: 8, type: "social", name: null, username: "shop", status: "inactive", inbound_enabled: false }] })
     const ran = await cli(["channels", "list"])

@@ -427,6 +427,18 @@ describe("deliveries tail", () => {
     expect(ran.stderr).toMatch(/Polling deliveries failed \(HTTP 503\); retrying in 0\.0 s/)
   })
 
+  it("warns up front that a misspelt --event-type matches no delivery, and still polls with it", async () => {
+    api.on("get", "/platform/v1/webhooks/deliveries", { json: { mode: "native", data: [], has_more: false, next_cursor: null } })
+    const controller = new AbortController()
+    const running = cli(["deliveries", "tail", "--interval", "5", "--event-type", "message.recieved"], { signal: controller.signal })
+    for (let i = 0; i < 200 && api.calls.length < 1; i++) await new Promise((r) => setTimeout(r, 5))
+    controller.abort()
+    const ran = await running
+    expect(api.calls[0]!.query).toMatchObject({ event_type: "message.recieved" })
+    expect(ran.stderr).toContain("\"message.recieved\" is not an event type this CLI knows")
+    expect(ran.stdout).toBe("")
+  })
+
   it("says on a failed attempt's line why it failed", async () => {
     const pending = { ...f.delivery, id: 21, status: "pending", attempts: 0, response_status: null, delivered_at: null }
     const refused = { ...pending, attempts: 1, latency_ms: 3, last_error: "connection refused (ECONNREFUSED)" }

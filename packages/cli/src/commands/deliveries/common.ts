@@ -1,6 +1,15 @@
-import type { EventDelivery, RawForwardDelivery } from "@platform/sdk"
+import { EVENT_TYPES, type EventDelivery, type RawForwardDelivery } from "@platform/sdk"
 import type { Context } from "../../context.js"
 import type { Column } from "../../output.js"
+
+/**
+ * A note for an --event-type this CLI does not know, or undefined. The API filters by it as given (an unknown value
+ * is an empty page, not a 422, and a newer server may know more types), so a typo would otherwise read as "nothing yet".
+ */
+export const unknownEventTypeNote = (ctx: Context, type: string | undefined): string | undefined =>
+  type === undefined || (EVENT_TYPES as ReadonlyArray<string>).includes(type)
+    ? undefined
+    : ctx.out.ce.yellow(`"${type}" is not an event type this CLI knows (${EVENT_TYPES.join(", ")}); no delivery may match it.`)
 
 /** A delivery status, coloured. */
 export const status = (ctx: Context, s: string): string =>

@@ -2,7 +2,7 @@ import { Option } from "commander"
 import { usage } from "../../context.js"
 import { command, defined, int, type CommandFactory } from "../util.js"
 import { cursors, loadPages, moreHint, pageOptions } from "../pages.js"
-import { nativeColumns, rawColumns } from "./common.js"
+import { nativeColumns, rawColumns, unknownEventTypeNote } from "./common.js"
 
 export const deliveriesList: CommandFactory = (ctx) =>
   pageOptions(
@@ -41,6 +41,8 @@ export const deliveriesList: CommandFactory = (ctx) =>
     const { first, ...listed } = await loadPages(ctx, client.webhooks.deliveries.list(filters), all)
     ctx.out.result({ mode: first.mode, ...listed }, () => {
       ctx.out.table(listed.data, nativeColumns(ctx), "No deliveries.")
+      const note = listed.data.length === 0 ? unknownEventTypeNote(ctx, o.eventType as string | undefined) : undefined
+      if (note !== undefined) ctx.out.info(note)
       moreHint(ctx, "deliveries", listed, o)
     })
   })

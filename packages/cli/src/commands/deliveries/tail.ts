@@ -2,7 +2,7 @@ import { APIConnectionError, APIError, type EventDelivery, InternalServerError, 
 import { clock } from "../../output.js"
 import { streamFailure } from "../events/reconnect-notices.js"
 import { command, defined, int, pause, type CommandFactory } from "../util.js"
-import { lastError, latencyMs, status } from "./common.js"
+import { lastError, latencyMs, status, unknownEventTypeNote } from "./common.js"
 import { DeliveryFollower } from "./follower.js"
 
 /** Deliveries per list call; a poll pages back to the newest delivery of the previous one. */
@@ -21,6 +21,8 @@ export const deliveriesTail: CommandFactory = (ctx) =>
       const options = signal ? { signal } : {}
       const follower = new DeliveryFollower()
       if (!ctx.flags.json) ctx.out.info(`${ctx.out.ce.bold("Tailing deliveries")} ${ctx.out.ce.dim("(^C to quit)")}`)
+      const note = unknownEventTypeNote(ctx, o.eventType as string | undefined)
+      if (note !== undefined) ctx.out.info(note)
       let failures = 0
       while (!signal?.aborted) {
         let attempts: ReadonlyArray<EventDelivery>
