@@ -144,7 +144,11 @@ export class Deliveries extends Effect.Service<Deliveries>()("@platform/server/D
     const redeliver = Effect.fn("Deliveries.redeliver")(function*(accountId: number, id: number) {
       const original = yield* find(accountId, id)
       if (original.status !== "delivered" && original.status !== "failed") {
-        return yield* new StatusLocked({ status: original.status })
+        return yield* new StatusLocked({
+          status: original.status,
+          message: `delivery ${id} is ${original.status}: only a delivered or failed delivery can be redelivered, ` +
+            "and this one is still being delivered (retries included)"
+        })
       }
       const now = new Date(yield* Clock.currentTimeMillis)
       const [row] = yield* sql<DeliveryRow>`

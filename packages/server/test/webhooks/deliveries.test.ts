@@ -234,6 +234,20 @@ layer(WebhooksTestServer, { excludeTestServices: true })("deliveries API, conver
       expect((yield* request("PATCH", `/platform/v1/conversations/${conv!.id}`, { key: limited.key, body: { status: "ended" } })).status).toBe(403)
     }))
 
+  it.effect("redelivering a delivery still pending is a 409 that says why and what can be redelivered", () =>
+    Effect.gen(function*() {
+      const { key } = yield* developer
+      const sub = yield* request("POST", "/platform/v1/webhooks/subscriptions", { key, body: { target_url: "http://127.0.0.1:9/hook" } })
+      const test = yield* request("POST", `/platform/v1/webhooks/subscriptions/${sub.body.id}/test`, { key })
+      const locked = yield* request("POST", `/platform/v1/webhooks/deliveries/${test.body.id}/redeliver`, { key })
+      expect(locked.status).toBe(409)
+      expect(locked.body.detail).toEqual({
+        code: "status_locked",
+        status: "pending",
+        message: `delivery ${test.body.id} is pending: only a delivered or failed delivery can be redelivered, and this one is still being delivered (retries included)`
+      })
+    }))
+
   it.effect("a misspelt include on a delivery is a 422 naming the accepted value, not the OpenAPI description", () =>
     Effect.gen(function*() {
       const { key } = yield* developer
