@@ -265,6 +265,20 @@ describe("commands", () => {
     expect(known.stderr).toBe("No deliveries.\n")
   })
 
+  it("subscriptions create and update say which --header names the API dropped as reserved (Authorization, Content-Type, ...)", async () => {
+    api.on("post", subs, { status: 201, json: { ...f.subscription, custom_headers: { "X-Team": "core" }, secret: "whsec_abc" } })
+    const created = await cli(["subscriptions", "create", "--url", "https://example.com/h", "--header", "Authorization: Bearer t", "--header", "X-Team: core", "--header", "content-type: text/plain"])
+    expect(created.code).toBe(0)
+    expect(created.stderr).toContain("Not stored: Authorization, content-type (reserved header names")
+    api.on("patch", `${subs}/:id`, { json: { ...f.subscription, custom_headers: { "X-Team": "core" } } })
+    const kept = await cli(["subscriptions", "update", "11", "--header", "X-Team: core"])
+    expect(kept.stderr).not.toContain("Not stored")
+    const json = await cli(["subscriptions", "update", "11", "--header", "Authorization: x", "--json"])
+    expect(json.stderr).toBe("")
+    const updated = await cli(["subscriptions", "update", "11", "--header", "Authorization: x"])
+    expect(updated.stderr).toContain("Not stored: Authorization (reserved header names")
+  })
+
   it("channels list prints a table for people, without colour codes off a terminal", async () => {
     api.on("get", "/platform/v1/channels", { json: [f.channel, { ...f.channel, channel_id: 8, type: "social", name: null, username: "shop", status: "inactive", inbound_enabled: false }] })
     const ran = await cli(["channels", "list"])

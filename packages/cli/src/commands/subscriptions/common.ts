@@ -98,3 +98,19 @@ export const printSubscription = (ctx: Context, s: WebhookSubscription, verb?: s
       ctx.out.info(ctx.out.ce.yellow("This secret is shown only once. Store it now; verify deliveries with @platform/webhook-verify."))
     }
   })
+
+/**
+ * After a create or update: names of --header the API did not store. SPEC §4.5 strips reserved names (the signature,
+ * event and delivery headers, Content-Type, Authorization, and the ones HTTP itself sets) without an error, so a
+ * developer counting on `Authorization` at the receiver would otherwise only notice it missing there.
+ */
+export const warnDroppedHeaders = (ctx: Context, sent: unknown, s: WebhookSubscription): void => {
+  if (ctx.flags.json || sent === null || typeof sent !== "object") return
+  const stored = new Set(Object.keys(s.custom_headers ?? {}).map((n) => n.toLowerCase()))
+  const dropped = Object.keys(sent).filter((n) => !stored.has(n.toLowerCase()))
+  if (dropped.length === 0) return
+  ctx.out.info(ctx.out.ce.yellow(
+    `Not stored: ${dropped.join(", ")} (reserved header names: the platform sets these on each delivery itself, ` +
+      "so a subscription cannot; to authenticate deliveries, verify their signature)."
+  ))
+}

@@ -1,5 +1,5 @@
 import { command, type CommandFactory } from "../util.js"
-import { bodyFrom, bodyOptions, printSubscription } from "./common.js"
+import { bodyFrom, bodyOptions, printSubscription, warnDroppedHeaders } from "./common.js"
 
 export const subscriptionsCreate: CommandFactory = (ctx) =>
   bodyOptions(command("create", "Create a webhook subscription (prints its secret once)"))
@@ -7,5 +7,7 @@ export const subscriptionsCreate: CommandFactory = (ctx) =>
     .option("--inactive", "create it switched off")
     .action(async (o) => {
       const body = { target_url: o.url as string, ...bodyFrom(o), ...(o.inactive ? { is_active: false } : {}) }
-      printSubscription(ctx, await (await ctx.client()).webhooks.subscriptions.create(body), "Created")
+      const created = await (await ctx.client()).webhooks.subscriptions.create(body)
+      printSubscription(ctx, created, "Created")
+      warnDroppedHeaders(ctx, body.custom_headers, created)
     })

@@ -1,6 +1,6 @@
 import { usage } from "../../context.js"
 import { command, int, type CommandFactory } from "../util.js"
-import { bodyFrom, bodyOptions, clearOptions, printSubscription } from "./common.js"
+import { bodyFrom, bodyOptions, clearOptions, printSubscription, warnDroppedHeaders } from "./common.js"
 
 export const subscriptionsUpdate: CommandFactory = (ctx) =>
   clearOptions(bodyOptions(command("update", "Change fields of a subscription"), "update"))
@@ -16,5 +16,7 @@ export const subscriptionsUpdate: CommandFactory = (ctx) =>
         ...(o.active ? { is_active: true } : o.inactive ? { is_active: false } : {})
       }
       if (Object.keys(body).length === 0) throw usage("nothing to update: give at least one option (see --help)")
-      printSubscription(ctx, await (await ctx.client()).webhooks.subscriptions.update(id, body), "Updated")
+      const updated = await (await ctx.client()).webhooks.subscriptions.update(id, body)
+      printSubscription(ctx, updated, "Updated")
+      warnDroppedHeaders(ctx, body.custom_headers, updated)
     })
