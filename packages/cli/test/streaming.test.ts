@@ -1,4 +1,5 @@
-import { mockApi } from "@platform/test-support/mock-api"
+import { BASE_URL, mockApi } from "@platform/test-support/mock-api"
+import { http, HttpResponse } from "msw"
 import { verify, verifyAndParse, verifyStandard } from "@platform/webhook-verify"
 import { mkdirSync, writeFileSync } from "node:fs"
 import { createServer, type IncomingHttpHeaders } from "node:http"
@@ -347,6 +348,10 @@ describe("events tail", () => {
 })
 
 describe("deliveries tail", () => {
+  const listCalls = () => api.calls.filter((c) => c.path === "/platform/v1/webhooks/deliveries")
+  /** An event stream that sends one event and stays open: the tail polls once after it. */
+  const oneEvent = () => api.on("get", "/platform/v1/events/stream", { sse: [": connected\n\n", sse(f.envelope)], hold: true })
+
   it("prints one line per new attempt (time, status, HTTP status, event type, latency) and skips history", async () => {
     const old = { ...f.delivery, id: 20 }
     const pending = { ...f.delivery, id: 21, status: "pending", attempts: 0, response_status: null, delivered_at: null }
@@ -354,9 +359,10 @@ describe("deliveries tail", () => {
     const delivered = { ...f.delivery, id: 21, attempts: 2 }
     const page = (...data: unknown[]) => ({ json: { mode: "native", data, has_more: false, next_cursor: null } })
     api.on("get", "/platform/v1/webhooks/deliveries", page(old), page(pending, old), page(failedOnce, old), page(delivered, old))
+    oneEvent()
     const controller = new AbortController()
     const running = cli(["deliveries", "tail", "--interval", "5", "--json", "--subscription", "11"], { signal: controller.signal })
-    for (let i = 0; i < 200 && api.calls.length < 5; i++) await new Promise((r) => setTimeout(r, 5))
+    for (let i = 0; i < 200 && listCalls().length < 4; i++) await new Promise((r) => setTimeout(r, 5))
     controller.abort()
     const ran = await running
     expect(ran.code).toBe(130)
@@ -365,7 +371,7 @@ describe("deliveries tail", () => {
       [21, "pending", 1, 503, null],
       [21, "delivered", 2, 200, 250]
     ])
-    expect(api.calls[0]!.query).toEqual({ subscription_id: "11", limit: "100" })
+    expect(listCalls()[0]!.query).toEqual({ subscription_id: "11", limit: "100" })
   })
 
   it("with more new deliveries between two polls than one page holds, pages back to the last one seen and prints every attempt", async () => {
@@ -376,15 +382,17 @@ describe("deliveries tail", () => {
     })
     // Poll 1: history up to 10. Poll 2: 150 new ones (11..160) over two pages, the second reaching 10. Then nothing new.
     api.on("get", "/platform/v1/webhooks/deliveries", page(ids(10, 1), "h1"), page(ids(160, 61), "c1"), page(ids(60, 1), "c2"), page(ids(160, 61), "c1"))
+    // One event, then the stream ends and is reopened about 0.5 s later (a reconnect polls again).
+    api.on("get", "/platform/v1/events/stream", { sse: ["retry: 500\n\n", sse(f.envelope)] }, { sse: [": connected\n\n"], hold: true })
     const controller = new AbortController()
     const running = cli(["deliveries", "tail", "--interval", "5", "--json"], { signal: controller.signal })
-    for (let i = 0; i < 400 && api.calls.length < 5; i++) await new Promise((r) => setTimeout(r, 5))
+    for (let i = 0; i < 400 && listCalls().length < 4; i++) await new Promise((r) => setTimeout(r, 5))
     controller.abort()
     const ran = await running
     expect(ran.code).toBe(130)
     const printed = ran.stdout.trim().split("\n").map((l) => (JSON.parse(l) as { id: number }).id)
     expect(printed).toEqual(ids(160, 11).reverse())
-    expect(api.calls.slice(0, 4).map((c) => c.query)).toEqual([{ limit: "100" }, { limit: "100" }, { limit: "100", after: "c1" }, { limit: "100" }])
+    expect(listCalls().slice(0, 4).map((c) => c.query)).toEqual([{ limit: "100" }, { limit: "100" }, { limit: "100", after: "c1" }, { limit: "100" }])
   })
 
   it("a delivery still retrying below the newest page is looked up once its retry is due, and its next attempt printed", async () => {
@@ -416,9 +424,10 @@ describe("deliveries tail", () => {
     const limited = { status: 429, json: { detail: "rate limit exceeded" }, headers: { "retry-after": "0" } }
     const unavailable = { status: 503, json: { detail: "unavailable" }, headers: { "retry-after": "0" } }
     api.on("get", "/platform/v1/webhooks/deliveries", page(old), limited, limited, limited, unavailable, unavailable, unavailable, page(failedOnce, old))
+    oneEvent()
     const controller = new AbortController()
     const running = cli(["deliveries", "tail", "--interval", "5", "--json"], { signal: controller.signal })
-    for (let i = 0; i < 400 && api.calls.length < 9; i++) await new Promise((r) => setTimeout(r, 5))
+    for (let i = 0; i < 400 && listCalls().length < 8; i++) await new Promise((r) => setTimeout(r, 5))
     controller.abort()
     const ran = await running
     expect(ran.code).toBe(130)
@@ -453,5 +462,111 @@ describe("deliveries tail", () => {
     expect(lines).toHaveLength(2)
     expect(lines[0]).toMatch(/pending\s+\[---\]\s+message\.sent\s+3ms\s+connection refused \(ECONNREFUSED\)\s+attempt 1/)
     expect(lines[1]).not.toContain("connection refused")
+  })
+
+  describe("on the event stream", () => {
+    const page = (...data: unknown[]) => ({ json: { mode: "native", data, has_more: false, next_cursor: null } })
+    const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+    /** An event stream held open that sends an event when the test says so; `opened` counts connections. */
+    const liveStream = () => {
+      const sinks: Array<ReadableStreamDefaultController<Uint8Array>> = []
+      const state = { opened: 0 }
+      api.server.use(
+        http.get(`${BASE_URL}/platform/v1/events/stream`, ({ request }) => {
+          state.opened++
+          const body = new ReadableStream<Uint8Array>({
+            start(controller) {
+              sinks.push(controller)
+              controller.enqueue(new TextEncoder().encode(": connected\n\n"))
+              request.signal.addEventListener("abort", () => controller.close())
+            }
+          })
+          return new HttpResponse(body, { headers: { "content-type": "text/event-stream" } })
+        })
+      )
+      return {
+        state,
+        push: (e: { id: string; event: string }) => {
+          for (const sink of sinks) sink.enqueue(new TextEncoder().encode(sse(e)))
+        }
+      }
+    }
+    const until = async (done: () => boolean, ms = 3000) => {
+      for (let t = 0; t < ms && !done(); t += 10) await sleep(10)
+    }
+
+    it("while nothing happens, polls the deliveries list once instead of every --interval", async () => {
+      const stream = liveStream()
+      api.on("get", "/platform/v1/webhooks/deliveries", page({ ...f.delivery, id: 20 }))
+      const controller = new AbortController()
+      const running = cli(["deliveries", "tail", "--interval", "5", "--json"], { signal: controller.signal })
+      await until(() => listCalls().length >= 1 && stream.state.opened >= 1)
+      await sleep(1000)
+      controller.abort()
+      const ran = await running
+      expect(ran.code).toBe(130)
+      expect(stream.state.opened).toBe(1)
+      expect(listCalls()).toHaveLength(1)
+      expect(ran.stdout).toBe("")
+    })
+
+    it("prints a new event's attempt promptly after the event arrives, with one more poll", async () => {
+      const stream = liveStream()
+      const attempt = { ...f.delivery, id: 21, attempts: 1 }
+      api.on("get", "/platform/v1/webhooks/deliveries", page({ ...f.delivery, id: 20 }), page(attempt, { ...f.delivery, id: 20 }))
+      const controller = new AbortController()
+      let stdout = ""
+      const running = cli(["deliveries", "tail", "--interval", "5", "--json"], { signal: controller.signal, onStdout: (t) => (stdout = t) })
+      await until(() => listCalls().length >= 1 && stream.state.opened >= 1)
+      await sleep(300)
+      expect(listCalls()).toHaveLength(1)
+      const pushed = Date.now()
+      stream.push(f.envelope)
+      await until(() => stdout.includes("\n"))
+      const took = Date.now() - pushed
+      await sleep(200)
+      controller.abort()
+      const ran = await running
+      expect(ran.stdout.trim().split("\n").map((l) => (JSON.parse(l) as { id: number; attempts: number })).map((d) => [d.id, d.attempts])).toEqual([[21, 1]])
+      expect(took).toBeLessThan(1500)
+      expect(listCalls()).toHaveLength(2)
+    })
+
+    it("prints a retry scheduled for later once its next_retry_at comes due, without polling before", async () => {
+      const stream = liveStream()
+      const dueAt = Date.now() + 1500
+      const failedOnce = { ...f.delivery, id: 21, status: "pending", attempts: 1, response_status: 503, delivered_at: null, next_retry_at: new Date(dueAt).toISOString() }
+      const delivered = { ...f.delivery, id: 21, attempts: 2 }
+      api.on("get", "/platform/v1/webhooks/deliveries", page({ ...f.delivery, id: 20 }), page(failedOnce), page(delivered))
+      const controller = new AbortController()
+      const running = cli(["deliveries", "tail", "--interval", "5", "--json"], { signal: controller.signal })
+      await until(() => listCalls().length >= 1 && stream.state.opened >= 1)
+      stream.push(f.envelope)
+      await until(() => listCalls().length >= 2)
+      await sleep(Math.max(0, dueAt - Date.now() - 200))
+      expect(listCalls()).toHaveLength(2)
+      await until(() => listCalls().length >= 3)
+      await sleep(100)
+      controller.abort()
+      const ran = await running
+      expect(ran.stdout.trim().split("\n").map((l) => (JSON.parse(l) as { status: string; attempts: number })).map((d) => [d.status, d.attempts])).toEqual([
+        ["pending", 1],
+        ["delivered", 2]
+      ])
+      expect(listCalls()).toHaveLength(3)
+    })
+
+    it("falls back to polling every --interval, saying so once, when the key may not open the event stream (403)", async () => {
+      api.on("get", "/platform/v1/events/stream", { status: 403, json: { detail: { code: "forbidden", message: "missing scope manage:webhooks" } } })
+      api.on("get", "/platform/v1/webhooks/deliveries", page({ ...f.delivery, id: 20 }), page({ ...f.delivery, id: 20 }), page({ ...f.delivery, id: 21 }, { ...f.delivery, id: 20 }))
+      const controller = new AbortController()
+      const running = cli(["deliveries", "tail", "--interval", "5", "--json"], { signal: controller.signal })
+      await until(() => listCalls().length >= 4)
+      controller.abort()
+      const ran = await running
+      expect(ran.code).toBe(130)
+      expect(ran.stdout.trim().split("\n").map((l) => (JSON.parse(l) as { id: number }).id)).toEqual([21])
+      expect(ran.stderr.match(/The event stream was refused \(HTTP 403\); polling the deliveries list every 5 ms instead/g)).toHaveLength(1)
+    })
   })
 })

@@ -36,11 +36,13 @@ export interface CliOptions {
   readonly stdin?: AsyncIterable<string>
   /** Called with everything written to stderr so far, after each write (to wait for "Ready!"). */
   readonly onStderr?: (text: string) => void
+  /** The same for stdout. */
+  readonly onStdout?: (text: string) => void
 }
 
 /** Runs `platform <argv>` in-process against the mock API with a fresh config directory unless one is given. */
 export const cli = async (argv: ReadonlyArray<string>, options: CliOptions = {}): Promise<Ran> => {
-  const stdout = capture(options.tty)
+  const stdout = capture(options.tty, options.onStdout)
   const stderr = capture(options.tty, options.onStderr)
   const env = { XDG_CONFIG_HOME: configHome(), PLATFORM_API_KEY: "pk_test_key", PLATFORM_BASE_URL: "http://api.test", ...options.env }
   const code = await run(argv, {

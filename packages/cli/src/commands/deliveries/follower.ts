@@ -26,6 +26,20 @@ export class DeliveryFollower {
   readonly #seen = new Map<number, string>()
   /** In-flight deliveries and when to look at each again (ms). */
   readonly #due = new Map<number, number>()
+  /** The events of the deliveries the last poll saw. */
+  #events: ReadonlySet<string> = new Set()
+
+  /** When the soonest in-flight delivery is due a look (ms), or undefined when none is in flight. */
+  nextDue(): number | undefined {
+    let soonest: number | undefined
+    for (const at of this.#due.values()) if (soonest === undefined || at < soonest) soonest = at
+    return soonest
+  }
+
+  /** Whether the last poll saw a delivery of this event. */
+  sawEvent(eventId: string): boolean {
+    return this.#events.has(eventId)
+  }
 
   /** The attempts made since the last poll, oldest delivery first. */
   async poll(
@@ -43,6 +57,7 @@ export class DeliveryFollower {
       after = page.next_cursor
     }
     const walked = new Set(rows.map((d) => d.id))
+    this.#events = new Set(rows.map((d) => d.event_id))
     const floor = rows.length > 0 ? rows[rows.length - 1]!.id : (this.#newest ?? 0)
     const followed = new Set<number>()
     const due = [...this.#due].filter(([id, at]) => !walked.has(id) && at <= now).sort((a, b) => a[1] - b[1])

@@ -1,19 +1,30 @@
 import { APIConnectionError, APIError, type EventDelivery, InternalServerError, NotFoundError, RateLimitError, UpstreamError } from "@platform/sdk"
 import { clock } from "../../output.js"
-import { streamFailure } from "../events/reconnect-notices.js"
+import { reconnectNotices, streamFailure } from "../events/reconnect-notices.js"
 import { command, defined, int, pause, type CommandFactory } from "../util.js"
 import { lastError, latencyMs, status, unknownEventTypeNote } from "./common.js"
 import { DeliveryFollower } from "./follower.js"
 
 /** Deliveries per list call; a poll pages back to the newest delivery of the previous one. */
 const PAGE = 100
+/*
+ * `deliveries tail` listens to the event stream and polls the deliveries list only when something can have
+ * changed: DEBOUNCE_MS after an event (events close together share one poll), again EVENT_FOLLOW_UP_MS later
+ * while the event's delivery has not shown up (fan-out writes it just after the event), when an in-flight
+ * delivery's next_retry_at comes due, and every SAFETY_POLL_MS for what the stream cannot signal (a redeliver
+ * from another client, a test delivery). Without the stream (a key without its scope) it polls every --interval.
+ */
+const DEBOUNCE_MS = 300
+const EVENT_FOLLOW_UP_MS = 1000
+const EVENT_FOLLOW_UPS = 3
+const SAFETY_POLL_MS = 30_000
 
 export const deliveriesTail: CommandFactory = (ctx) =>
   command("tail", "Follow delivery attempts live: one line per attempt (time, status, event type, latency)")
     .option("--subscription <id>", "only this subscription", int)
     .option("--channel <id>", "only this channel", int)
     .option("--event-type <type>", "only this event type")
-    .option("--interval <ms>", "poll interval in milliseconds", int, 2000)
+    .option("--interval <ms>", "minimum gap between two polls of the deliveries list, in milliseconds (the poll interval without the event stream)", int, 2000)
     .action(async (o) => {
       const client = await ctx.client()
       const filters = defined({ subscription_id: o.subscription as number | undefined, channel_id: o.channel as number | undefined, event_type: o.eventType as string | undefined })
@@ -23,8 +34,55 @@ export const deliveriesTail: CommandFactory = (ctx) =>
       if (!ctx.flags.json) ctx.out.info(`${ctx.out.ce.bold("Tailing deliveries")} ${ctx.out.ce.dim("(^C to quit)")}`)
       const note = unknownEventTypeNote(ctx, o.eventType as string | undefined)
       if (note !== undefined) ctx.out.info(note)
+      const interval = o.interval as number
+      // Polls when something can have changed (see DEBOUNCE_MS above), never closer together than --interval.
+      /** Whether the stream was refused (or ended for good): polls every --interval then. */
+      const fallback = { polling: false }
+      let nextAt = 0
+      let lastPoll = Number.NEGATIVE_INFINITY
       let failures = 0
+      let quiet = 0
+      let waker: AbortController | undefined
+      const want = (at: number) => {
+        if (at >= nextAt) return
+        nextAt = at
+        waker?.abort()
+      }
+      /** Events whose delivery no poll has shown yet (fan-out writes it just after), and how many more polls to spend on each. */
+      const awaited = new Map<string, number>()
+      const stream = client.events.stream({
+        ...(o.channel !== undefined ? { channel_id: o.channel as number } : {}),
+        ...(signal ? { signal } : {}),
+        // Events written while the stream was down are replayed on resume; a poll on reconnect also covers the rest.
+        ...reconnectNotices(ctx, ({ reconnect }) => (reconnect ? want(Date.now()) : undefined))
+      })
+      const streaming = (async () => {
+        try {
+          for await (const e of stream) {
+            awaited.set(e.id, EVENT_FOLLOW_UPS)
+            want(Date.now() + DEBOUNCE_MS)
+          }
+        } catch (error) {
+          if (signal?.aborted) return
+          fallback.polling = true
+          ctx.out.info(ctx.out.ce.yellow(`The event stream was refused (${streamFailure(error)}); polling the deliveries list every ${interval} ms instead`))
+          want(lastPoll + interval)
+          return
+        }
+        if (signal?.aborted) return
+        fallback.polling = true
+        want(lastPoll + interval)
+      })()
       while (!signal?.aborted) {
+        const at = Math.max(nextAt, lastPoll + interval)
+        if (Date.now() < at) {
+          waker = new AbortController()
+          await pause(at - Date.now(), signal ? AbortSignal.any([signal, waker.signal]) : waker.signal)
+          waker = undefined
+          continue
+        }
+        lastPoll = Date.now()
+        nextAt = Number.POSITIVE_INFINITY
         let attempts: ReadonlyArray<EventDelivery>
         try {
           attempts = await follower.poll(
@@ -43,12 +101,27 @@ export const deliveriesTail: CommandFactory = (ctx) =>
           const waitMs = Number.isFinite(retryAfter) && retryAfter >= 0 ? retryAfter * 1000 : Math.min(30_000, 1000 * 2 ** failures)
           failures++
           ctx.out.info(ctx.out.ce.yellow(`Polling deliveries failed (${streamFailure(error)}); retrying in ${(waitMs / 1000).toFixed(1)} s`))
-          await pause(waitMs, signal)
+          nextAt = Math.min(nextAt, Date.now() + waitMs)
           continue
         }
         for (const d of attempts) print(d)
-        await pause(o.interval as number, signal)
+        const now = Date.now()
+        quiet = attempts.length > 0 ? 0 : quiet + 1
+        nextAt = Math.min(nextAt, fallback.polling ? lastPoll + interval : lastPoll + SAFETY_POLL_MS)
+        // An in-flight delivery: at its next_retry_at, or (not yet attempted, or overdue) again soon, backing off while nothing changes.
+        const due = follower.nextDue()
+        if (due !== undefined) nextAt = Math.min(nextAt, due > now ? due : now + Math.min(SAFETY_POLL_MS, interval * 2 ** quiet))
+        for (const [id, left] of awaited) {
+          if (follower.sawEvent(id) || left <= 0) awaited.delete(id)
+          else {
+            awaited.set(id, left - 1)
+            nextAt = Math.min(nextAt, now + EVENT_FOLLOW_UP_MS)
+          }
+        }
       }
+      // Not awaited: `streaming` catches everything, and a closed stream has nothing more to say.
+      stream.close()
+      void streaming
       function print(d: EventDelivery) {
         const latency = latencyMs(d)
         if (ctx.flags.json) {
