@@ -2,6 +2,7 @@ import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { BUFFER_LOCK } from "../delivery/buffer.js"
 import { FAN_OUT_LOCK } from "../delivery/fan-out.js"
+import { type WipeProgress, wipeProgress } from "./contact-wipe-progress.js"
 
 /** What a deleted contact's personal fields read in the envelopes that outlive it. */
 export const REDACTED = "[redacted]"
@@ -47,13 +48,7 @@ export const redactEnvelopeText = (text: string, conversations: ReadonlySet<numb
   return out === JSON.stringify(value) ? undefined : out
 }
 
-type Stage = "events" | "buffer" | "deliveries"
-
-interface Progress {
-  readonly stage: Stage
-  readonly after_id: number
-  readonly until_id: number
-}
+type Progress = WipeProgress<"events" | "buffer" | "deliveries">
 
 /**
  * The part of a contact's wipe that follows the deletion of its messages: the copies
@@ -100,17 +95,12 @@ export const redactContactStep = (
         return { after_id: lo - 1, until_id: Number(bounds.hi) }
       })
 
-    const save = (next: Progress) =>
-      sql`insert into contact_wipe_progress (contact_id, stage, after_id, until_id)
-        values (${contact.id}, ${next.stage}, ${next.after_id}, ${next.until_id})
-        on conflict (contact_id) do update set stage = excluded.stage, after_id = excluded.after_id, until_id = excluded.until_id`
-
-    const [saved] = yield* sql<Omit<Progress, "stage"> & { readonly stage: Stage | "messages" }>`select stage, after_id, until_id from contact_wipe_progress
-      where contact_id = ${contact.id}`
-    // 'messages': the stages before this one's are done (contact-send-redaction.ts).
-    const progress: Progress = saved === undefined || saved.stage === "messages"
+    const { read, save } = wipeProgress(sql, contact.id)
+    const saved = yield* read
+    // 'recipients' and 'messages' are the stages before this one's (contact-send-redaction.ts); this step runs after them.
+    const progress: Progress = saved === undefined || saved.stage === "recipients" || saved.stage === "messages"
       ? { stage: "events", ...(yield* range("events", "occurred_at")) }
-      : { stage: saved.stage, after_id: Number(saved.after_id), until_id: Number(saved.until_id) }
+      : { ...saved, stage: saved.stage }
 
     if (progress.stage === "events") {
       const scanned = yield* sql<{ id: number; envelope: string | null }>`select id,

@@ -4,6 +4,7 @@ import { Effect } from "effect"
 import { recipientKey } from "./broadcast-recipient-key.js"
 import { RECIPIENT_STATE_SQL } from "./broadcast-recipient-state.js"
 import { REDACTED } from "./contact-redaction.js"
+import { deletedSuffix, type WipeProgress, wipeProgress } from "./contact-wipe-progress.js"
 import { STALE_IN_FLIGHT_SECONDS } from "./idempotency.js"
 
 /*
@@ -11,15 +12,6 @@ import { STALE_IN_FLIGHT_SECONDS } from "./idempotency.js"
  * recipients that were sent to the person, and the replies of POST /messages stored
  * under an Idempotency-Key. Both are part of ContactWipe (contact-wipe.ts).
  */
-
-/** What the DELETE appended to the contact's conversations' peer_id (contacts.ts). */
-const deletedSuffix = (contactId: number) => `#deleted-contact-${contactId}`
-
-interface Progress {
-  readonly stage: string
-  readonly after_id: number
-  readonly until_id: number
-}
 
 /**
  * The first part of a contact's wipe, before its messages go (their status is what a
@@ -50,13 +42,9 @@ export const redactRecipientsStep = (
   size: number
 ) =>
   Effect.gen(function*() {
-    const [saved] = yield* sql<Progress>`select stage, after_id, until_id from contact_wipe_progress
-      where contact_id = ${contact.id}`
+    const { read, save } = wipeProgress(sql, contact.id)
+    const saved = yield* read
     if (saved !== undefined && saved.stage !== "recipients") return true
-    const save = (next: Progress) =>
-      sql`insert into contact_wipe_progress (contact_id, stage, after_id, until_id)
-        values (${contact.id}, ${next.stage}, ${next.after_id}, ${next.until_id})
-        on conflict (contact_id) do update set stage = excluded.stage, after_id = excluded.after_id, until_id = excluded.until_id`
     const done = save({ stage: "messages", after_id: 0, until_id: 0 }).pipe(Effect.as(true))
 
     const [person] = yield* sql<{ phone: string | null; type: "chat" | "social" }>`select k.phone, c.type
@@ -68,14 +56,14 @@ export const redactRecipientsStep = (
     const keys = [...new Set(numbers.filter((p): p is string => p !== null && p !== "").map((p) => recipientKey("chat", p)))]
     if (keys.length === 0) return yield* done
 
-    let progress: Progress
+    let progress: WipeProgress
     if (saved === undefined) {
       const [last] = yield* sql<{ id: number | null }>`select max(id) as id from broadcasts
         where developer_account_id = ${contact.accountId}`
       if (last?.id == null) return yield* done
       progress = { stage: "recipients", after_id: 0, until_id: Number(last.id) }
     } else {
-      progress = { stage: "recipients", after_id: Number(saved.after_id), until_id: Number(saved.until_id) }
+      progress = saved
     }
 
     const [walked] = yield* sql<{ scanned: number; last: number | null }>`

@@ -7,6 +7,7 @@ import {
   NotFound
 } from "@platform/shared"
 import { Effect } from "effect"
+import { deletedSuffix } from "./contact-wipe-progress.js"
 import { cursorRange, toPage } from "./pagination.js"
 
 interface ContactRow {
@@ -114,7 +115,7 @@ export class Contacts extends Effect.Service<Contacts>()("@platform/server/Conta
         const rows = yield* sql`update contacts set deleted_at = now(), chat_id = null, social_id = null
           where id = ${id} and developer_account_id = ${accountId} and deleted_at is null returning id`
         if (rows.length === 0) return false
-        yield* sql`update conversations set peer_id = peer_id || ${`#deleted-contact-${id}`}
+        yield* sql`update conversations set peer_id = peer_id || ${deletedSuffix(id)}
           where platform_contact_id = ${id}`
         return true
       })).pipe(Effect.orDie)
