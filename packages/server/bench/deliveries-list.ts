@@ -13,7 +13,7 @@ import { DeliveryListQuery } from "@platform/shared"
 import { Effect, Layer, Schema } from "effect"
 import { parseDatabaseUrl } from "../src/db/client.js"
 import { DeliveryWakeup } from "../src/delivery/wakeup.js"
-import { Deliveries } from "../src/domain/deliveries.js"
+import { Deliveries } from "../src/webhooks/deliveries.js"
 import { databaseUrl, runOnScratchDatabase } from "./scratch-database.js"
 import { median } from "./support.js"
 

@@ -12,7 +12,7 @@ import { createInterface } from "node:readline"
 import { SqlClient } from "@effect/sql"
 import { parseDatabaseUrl, pgLayer } from "../src/db/client.js"
 import { DeliveryWakeup } from "../src/delivery/wakeup.js"
-import { newEventId } from "../src/domain/events.js"
+import { newEventId } from "../src/outbox/events.js"
 import { benchEnvelope } from "./bench-event.js"
 
 interface Command {

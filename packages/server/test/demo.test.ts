@@ -1,8 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
-import { ensureDemo, renderCreated, renderExists } from "../src/domain/demo.js"
-import { DomainLive } from "../src/domain/layer.js"
+import { ensureDemo, renderCreated, renderExists } from "../src/demo.js"
+import { DomainLive } from "../src/services.js"
 import { baseUrl, TestServer as Server } from "./support/server.js"
 
 /** The test server with the domain services in context (the same DomainLive value its routes use). */

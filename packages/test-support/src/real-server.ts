@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net"
 
 // Loaded by computed paths so the server's sources stay out of this package's type check.
 const serverSupport = new URL("../../server/test/support/server.ts", import.meta.url).href
-const workersModule = new URL("../../server/src/workers/delivery-workers.ts", import.meta.url).href
+const workersModule = new URL("../../server/src/delivery/delivery-workers.ts", import.meta.url).href
 
 /**
  * A developer on the real server: session cookie, API key and a connected sandbox chat channel.

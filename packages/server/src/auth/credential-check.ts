@@ -1,8 +1,8 @@
 import { HttpServerRequest } from "@effect/platform"
 import { CurrentPrincipal, SESSION_COOKIE } from "@platform/shared"
 import { Effect, Option } from "effect"
-import { ApiKeys, type KeyRecord } from "../domain/api-keys.js"
-import { Sessions } from "../domain/sessions.js"
+import { ApiKeys, type KeyRecord } from "./api-keys.js"
+import { Sessions } from "./sessions.js"
 import { currentRouteSecurity } from "./route-security.js"
 
 /** Whether a key record authenticates at `nowMs`: known, active and not expired (SPEC §5.1). */

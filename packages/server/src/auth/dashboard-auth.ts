@@ -2,7 +2,7 @@ import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform
 import { CsrfRejected, DashboardAuth, SameOrigin, SESSION_COOKIE, SESSION_TTL_DAYS, Unauthorized } from "@platform/shared"
 import { Duration, Effect, Layer, Option, Redacted } from "effect"
 import { AppConfig } from "../config.js"
-import { Sessions } from "../domain/sessions.js"
+import { Sessions } from "./sessions.js"
 import { isSameOriginRequest } from "./csrf.js"
 
 /** DashboardAuth: the signed session cookie only (an API key is not looked at), then the CSRF check. */

@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { BUFFER_MAX_BATCH_MAX } from "@platform/shared"
 import { Clock, Effect } from "effect"
-import { newEventId } from "../domain/events.js"
+import { newEventId } from "../outbox/events.js"
 import { DeliveryWakeup } from "./wakeup.js"
 
 export const BUFFER_LOCK = 0x706c_6602

@@ -1,7 +1,7 @@
 import { NORMALIZED_STUCK_LEASE_SECONDS } from "@platform/shared"
 import { Effect } from "effect"
 import type { EngineSqlShape } from "./engine-sql.js"
-import { deliveryEnvelope } from "./envelope.js"
+import { deliveryEnvelope } from "../outbox/envelope.js"
 
 /**
  * A delivery row claimed for sending (status delivering). Its subscription comes

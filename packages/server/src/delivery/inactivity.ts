@@ -1,8 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { API_VERSION } from "@platform/shared"
 import { Clock, Effect } from "effect"
-import { CONVERSATION_VISIBLE } from "../domain/data-visibility.js"
-import { newEventId } from "../domain/events.js"
+import { CONVERSATION_VISIBLE } from "../outbox/data-visibility.js"
+import { newEventId } from "../outbox/events.js"
 import { DeliveryWakeup } from "./wakeup.js"
 
 interface Candidate {

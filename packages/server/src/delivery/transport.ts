@@ -1,8 +1,8 @@
 import { Context, Effect, Either, Layer, Runtime } from "effect"
 import { DELIVERY_TIMEOUT_SECONDS, RESPONSE_BODY_SNIPPET_BYTES } from "@platform/shared"
 import { AppConfig } from "../config.js"
-import { type SafeFetchInit, safeExchange } from "./safe-http.js"
-import { type CheckedTarget, checkUrl, type SsrfRejected } from "./ssrf.js"
+import { type SafeFetchInit, safeExchange } from "../net/safe-http.js"
+import { type CheckedTarget, checkUrl, type SsrfRejected } from "../net/ssrf.js"
 
 /** What one POST to a receiver came to: an answer (any status) or no answer. */
 export type PostOutcome =

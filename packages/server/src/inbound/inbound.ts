@@ -6,7 +6,7 @@ import { decodeMetaWebhook, type MetaWebhookPayload } from "../upstream/webhook-
 import { parseRawJson } from "./compact-json.js"
 import { InboundStore, type PersistResult } from "./persist.js"
 import { buildPlan, identifiersOf } from "./plan.js"
-import { ChannelDirectory, type ChannelLookup } from "./router.js"
+import { ChannelDirectory, type ChannelLookup } from "./channel-directory.js"
 import { verifyInboundSignature } from "./verify.js"
 
 /** What `/webhook/incoming` answers the upstream. */

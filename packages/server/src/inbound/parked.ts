@@ -1,8 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
 import { DeliveryWakeup } from "../delivery/wakeup.js"
-import { envelopeSql, messageDataSql } from "../domain/events.js"
-import { STATUS_EVENTS, statusRankSql } from "./statuses.js"
+import { envelopeSql, messageDataSql } from "../outbox/events.js"
+import { STATUS_EVENTS, statusRankSql } from "../outbox/statuses.js"
 
 const CASES = Object.entries(STATUS_EVENTS).map(([s, e]) => `when '${s}' then '${e}'`).join(" ")
 

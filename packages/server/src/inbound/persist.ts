@@ -3,11 +3,11 @@ import { PLAN_LIMITS, PlanNames } from "@platform/shared"
 import { Cause, Clock, Duration, Effect, Exit, Option, Queue } from "effect"
 import { createHash } from "node:crypto"
 import { dedicatedSession, PgPool, poolQuery, scopedPool } from "../db/client.js"
-import { envelopeSql, isoTimestampSql, jsonObjectSql, messageDataSql } from "../domain/events.js"
-import { currentPeriod } from "../domain/usage.js"
+import { envelopeSql, isoTimestampSql, jsonObjectSql, messageDataSql } from "../outbox/events.js"
+import { currentPeriod } from "../accounts/usage.js"
 import { groupsOf, isBatchable, MAX_BATCH, mergePlans, shares } from "./batch.js"
 import type { InboundPlan } from "./plan.js"
-import { PARKED_STATUS_TTL_MINUTES, STATUS_EVENTS, STATUS_RANK, statusRankSql } from "./statuses.js"
+import { PARKED_STATUS_TTL_MINUTES, STATUS_EVENTS, STATUS_RANK, statusRankSql } from "../outbox/statuses.js"
 
 /** A raw-forward row written by this POST, with what the inline attempt needs to send it. */
 export interface CreatedDelivery {

@@ -1,6 +1,6 @@
 import type { UpstreamErrorEnvelope } from "@platform/shared"
 import { Option } from "effect"
-import { newEventId } from "../domain/events.js"
+import { newEventId } from "../outbox/events.js"
 import {
   extractQualityRating,
   type MessagingEvent,
@@ -9,8 +9,8 @@ import {
   type WaMessage
 } from "../upstream/webhook-payload.js"
 import { rawArray, rawMember, type RawJson, withMember } from "./compact-json.js"
-import type { ChannelLookup, Identifiers, RoutedChannel } from "./router.js"
-import { failedStatusEnvelope } from "./statuses.js"
+import type { ChannelLookup, Identifiers, RoutedChannel } from "./channel-directory.js"
+import { failedStatusEnvelope } from "../outbox/statuses.js"
 
 /** One inbound message or owner echo to persist (dedupe key: channel + mid). */
 export interface MessageRow {

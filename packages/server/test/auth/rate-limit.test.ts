@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { ApiKeys } from "../../src/domain/api-keys.js"
+import { ApiKeys } from "../../src/auth/api-keys.js"
 import { AuthTestServer, createKey, type Reply, request, signup } from "./support.js"
 
 const CHANNELS = "/platform/v1/channels"

@@ -1,6 +1,6 @@
 import { HttpApiBuilder, HttpServer } from "@effect/platform"
 import { Effect, HashMap, Layer, List, Logger, LogLevel } from "effect"
-import { HttpAppLive } from "../../src/http/server.js"
+import { HttpAppLive } from "../../src/server.js"
 import { TestDatabase } from "../support/database.js"
 import { TestConfig, TestListener } from "../support/server.js"
 

@@ -1,9 +1,9 @@
 import { expect, layer } from "@effect/vitest"
 import { Chunk, Duration, Effect, Fiber, Option, Stream, SubscriptionRef, TestClock, TestContext, TestServices } from "effect"
-import { BroadcastSender } from "../../src/domain/broadcast-sender.js"
+import { BroadcastSender } from "../../src/broadcasts/broadcast-sender.js"
 import { SANDBOX_MAGIC_RECIPIENTS } from "../../src/upstream/sandbox/magic.js"
 import { SandboxState } from "../../src/upstream/sandbox/state.js"
-import { broadcastSendCycle } from "../../src/workers/broadcast-send-cycle.js"
+import { broadcastSendCycle } from "../../src/broadcasts/broadcast-send-cycle.js"
 import {
   api,
   broadcastRow,

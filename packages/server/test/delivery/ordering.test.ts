@@ -4,7 +4,7 @@ import { Duration, Effect, TestClock } from "effect"
 import { Dispatcher } from "../../src/delivery/dispatcher.js"
 import { FanOut } from "../../src/delivery/fan-out.js"
 import { DeliveryWakeup } from "../../src/delivery/wakeup.js"
-import { deliveryWorkers } from "../../src/workers/delivery-workers.js"
+import { deliveryWorkers } from "../../src/delivery/delivery-workers.js"
 import { createAccount, createSubscription, deliveriesOf, TestEngine, writeMessageEvent } from "../support/delivery.js"
 import { eventually, type Received, startReceiver } from "../support/receiver.js"
 

@@ -1,7 +1,7 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Layer, Logger, LogLevel } from "effect"
-import { HttpAppLive } from "../../src/http/server.js"
+import { HttpAppLive } from "../../src/server.js"
 import { TestDatabase } from "../support/database.js"
 import { captureLogs } from "../support/log-capture.js"
 import { baseUrl, TestConfig, TestListener } from "../support/server.js"

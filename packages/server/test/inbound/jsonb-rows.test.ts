@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { newEventId } from "../../src/domain/events.js"
+import { newEventId } from "../../src/outbox/events.js"
 import { jsonbRows } from "../../src/inbound/persist.js"
 
 describe("jsonbRows", () => {

@@ -18,7 +18,7 @@ import {
 } from "../fixtures/meta/inbound.js"
 import { baseUrl } from "../support/server.js"
 import { ParkedStatuses } from "../../src/inbound/parked.js"
-import { channelRoutesChanged } from "../../src/inbound/router.js"
+import { channelRoutesChanged } from "../../src/inbound/channel-directory.js"
 import { ENVELOPE_KEYS, formOf, MESSAGE_DATA_KEYS } from "../support/envelope-form.js"
 import { createChannel, postInbound, TestInbound } from "./support.js"
 

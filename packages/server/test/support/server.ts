@@ -2,7 +2,7 @@ import { HttpApiBuilder, HttpServer } from "@effect/platform"
 import { Effect, Layer } from "effect"
 import { AppConfig } from "../../src/config.js"
 import { nodeServerLayer } from "../../src/http/front-routes.js"
-import { HttpAppLive } from "../../src/http/server.js"
+import { HttpAppLive } from "../../src/server.js"
 import { TestDatabase } from "./database.js"
 
 /**

@@ -4,12 +4,12 @@ import { http, HttpResponse } from "msw"
 import { setupServer } from "msw/node"
 import { TemplateCreate } from "@platform/shared"
 import { Secrets } from "../../src/crypto/secrets.js"
-import { Templates } from "../../src/domain/templates.js"
+import { Templates } from "../../src/templates/templates.js"
 import { baseUrl, createKey, signup } from "../auth/support.js"
 import { GRAPH, makeRecorder, META_RESPONSES, successHandlers, VERSION } from "../fixtures/meta/index.js"
 import { signedBody, waEnvelope } from "../fixtures/meta/inbound.js"
 import { MessagingTestServer, request, sql } from "../messages/support.js"
-import { TEMPLATE_SWEEP_INTERVAL, templateSweep } from "../../src/workers/template-sweep.js"
+import { TEMPLATE_SWEEP_INTERVAL, templateSweep } from "../../src/templates/template-sweep.js"
 
 // Only Graph traffic is mocked; the test's own requests to the loopback server pass through.
 const msw = setupServer()

@@ -1,0 +1,16 @@
+import { Duration, Effect, Layer } from "effect"
+import { ParkedStatuses } from "./parked.js"
+
+const SWEEP_INTERVAL = Duration.seconds(15)
+
+/** Applies late-matched parked status callbacks and drops expired ones (registered only where workers run). */
+export const ParkedStatusSweepLive = Layer.scopedDiscard(Effect.gen(function*() {
+  const parked = yield* ParkedStatuses
+  const tick = parked.sweepOnce.pipe(
+    Effect.zipRight(Effect.sleep(SWEEP_INTERVAL)),
+    Effect.catchAllCause((cause) =>
+      Effect.logError("parked-status sweep failed", cause).pipe(Effect.zipRight(Effect.sleep(SWEEP_INTERVAL)))
+    )
+  )
+  yield* Effect.forkScoped(Effect.forever(tick))
+})).pipe(Layer.provide(ParkedStatuses.Default))

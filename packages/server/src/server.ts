@@ -1,0 +1,106 @@
+import { HttpApiBuilder, HttpApiScalar, HttpServer } from "@effect/platform"
+import { PlatformApi } from "@platform/shared"
+import { Effect, Layer } from "effect"
+import { createServer, type Server } from "node:http"
+import { ApiKeyAuthLive } from "./auth/api-key-auth.js"
+import { DashboardAuthLive, SameOriginLive } from "./auth/dashboard-auth.js"
+import { AppConfig } from "./config.js"
+import { DeliveryDomainLive } from "./delivery-services.js"
+import { DomainLive } from "./services.js"
+import { InboundLive } from "./inbound/route.js"
+import { SandboxRoutesLive } from "./upstream/live.js"
+import { BodyLimitMiddleware } from "./http/body-limit.js"
+import { BroadcastsLive } from "./broadcasts/broadcasts-http.js"
+import { ChannelsLive } from "./channels/channels-http.js"
+import { ContactsLive } from "./contacts/contacts-http.js"
+import { ConversationsLive } from "./conversations/conversations-http.js"
+import { DashboardAccountLive } from "./accounts/account-http.js"
+import { DashboardApiKeysLive } from "./accounts/api-keys-http.js"
+import { DashboardChannelsLive } from "./channels/dashboard-channels-http.js"
+import { DashboardSessionLive } from "./accounts/sessions-http.js"
+import { DashboardTeamLive } from "./accounts/team-http.js"
+import { Draining } from "./http/draining.js"
+import { EventsStreamLive } from "./events/events-stream-http.js"
+import { nodeServerLayer } from "./http/front-routes.js"
+import { HealthLive } from "./http/health.js"
+import { InputGuardLive } from "./http/input-guard.js"
+import { MediaDownloadRoute, MediaLive } from "./media/media-http.js"
+import { MessageHistoryLive } from "./messages/message-history-http.js"
+import { MessagesLive } from "./messages/messages-http.js"
+import { TemplatesLive } from "./templates/templates-http.js"
+import { RequestContextMiddleware, requestsInFlight } from "./http/request-context.js"
+import { ValidationMiddleware } from "./http/validation.js"
+import { DeliveriesLive } from "./webhooks/deliveries-http.js"
+import { SubscriptionsLive } from "./webhooks/subscriptions-http.js"
+
+/** Every implemented group of the contract. */
+export const ApiLive = HttpApiBuilder.api(PlatformApi).pipe(
+  Layer.provide([
+    HealthLive,
+    ChannelsLive,
+    MessagesLive,
+    MediaLive,
+    TemplatesLive,
+    SubscriptionsLive,
+    DeliveriesLive,
+    MessageHistoryLive,
+    ConversationsLive,
+    ContactsLive,
+    BroadcastsLive,
+    EventsStreamLive,
+    DashboardSessionLive,
+    DashboardAccountLive,
+    DashboardApiKeysLive,
+    DashboardTeamLive,
+    DashboardChannelsLive
+  ]),
+  Layer.provide([ApiKeyAuthLive, DashboardAuthLive, SameOriginLive, InputGuardLive])
+)
+
+/** The routes and middleware of the HTTP surface, without a listener. */
+export const HttpAppLive = Layer.mergeAll(
+  HttpApiBuilder.middlewareOpenApi({ path: "/platform/v1/openapi.json" }),
+  HttpApiScalar.layer({ path: "/platform/v1/docs" }),
+  ValidationMiddleware,
+  BodyLimitMiddleware,
+  RequestContextMiddleware,
+  InboundLive,
+  MediaDownloadRoute,
+  SandboxRoutesLive
+).pipe(
+  Layer.provideMerge(ApiLive),
+  Layer.provideMerge(Draining.Default),
+  Layer.provideMerge(DeliveryDomainLive),
+  Layer.provideMerge(DomainLive)
+)
+
+const DRAIN_TIMEOUT_MS = 15_000
+
+// On shutdown: stop accepting connections, end the event streams, let in-flight
+// requests finish (up to DRAIN_TIMEOUT_MS), then close what is left. This
+// finalizer runs before the server's own, which would otherwise interrupt
+// requests mid-way.
+const drain = (server: Server, draining: Draining) =>
+  draining.begin.pipe(Effect.zipRight(Effect.promise(async () => {
+    server.close()
+    const deadline = Date.now() + DRAIN_TIMEOUT_MS
+    while (requestsInFlight() > 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 25))
+    }
+    server.closeAllConnections()
+  })), Effect.zipRight(Effect.logInfo("http server drained")))
+
+/** Serves the HTTP surface on HOST:PORT, logging the address once listening; drains on shutdown. */
+export const HttpLive = Layer.unwrapEffect(Effect.gen(function*() {
+  const config = yield* AppConfig
+  const server = createServer()
+  const drainOnClose = Effect.flatMap(Draining, (draining) => Effect.addFinalizer(() => drain(server, draining)))
+  return Layer.scopedDiscard(drainOnClose).pipe(
+    Layer.provideMerge(HttpApiBuilder.serve().pipe(
+      Layer.provide(HttpAppLive),
+      HttpServer.withLogAddress
+    )),
+    Layer.provide(nodeServerLayer({ port: config.port, host: config.host }, () => server)),
+    Layer.provide(Draining.Default)
+  )
+}))
