@@ -1,6 +1,5 @@
 import { Effect, Layer } from "effect"
 import { AppConfig } from "./config.js"
-import { Secrets } from "./crypto/secrets.js"
 import { DatabaseLive } from "./db/client.js"
 import { DemoLive } from "./demo.js"
 import { DomainLive } from "./services.js"
@@ -17,7 +16,7 @@ import { TemplateSweepLive } from "./templates/template-sweep.js"
 /** The background workers; only where `ROLE` runs them. */
 const WorkersLive = Layer.unwrapEffect(
   Effect.map(AppConfig, (config) => (config.runsWorkers ? Layer.mergeAll(RawForwardSweepLive, DeliveryWorkersLive, ParkedStatusSweepLive, ContactWipeSweepLive, BroadcastSendCycleLive, TemplateSweepLive, ExpiryPruneLive) : Layer.empty))
-).pipe(Layer.provide(Secrets.Default))
+).pipe(Layer.provide(DomainLive))
 
 /**
  * The first-run demo account (sandbox, not production), set up in the background once

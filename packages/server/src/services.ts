@@ -21,6 +21,10 @@ import { SandboxInbound } from "./channels/sandbox-inbound.js"
 import { Sessions } from "./auth/sessions.js"
 import { Templates } from "./templates/templates.js"
 import { Usage } from "./accounts/usage.js"
+import { Conversations } from "./conversations/conversations.js"
+import { Deliveries } from "./webhooks/deliveries.js"
+import { EventStream } from "./events/event-stream.js"
+import { Subscriptions } from "./webhooks/subscriptions.js"
 
 /**
  * Accounts, sessions, keys, usage, channels, the outbox, messaging, the stored history and contacts, media, over
@@ -48,3 +52,11 @@ export const DomainLive = Layer.mergeAll(
   Layer.provideMerge(Layer.mergeAll(ChannelCredentialsCache.Default, Idempotency.Default, UpstreamLive)),
   Layer.provideMerge(Layer.mergeAll(Usage.Default, Events.Default, Secrets.Default, RateLimiter.Live, DeliveryWakeup.Default))
 )
+
+/** Subscriptions, deliveries, the conversation status change and the event stream; Secrets and Events come from DomainLive. */
+export const DeliveryDomainLive = Layer.mergeAll(
+  Subscriptions.Default,
+  Deliveries.Default,
+  Conversations.Default,
+  EventStream.Default
+).pipe(Layer.provideMerge(DeliveryWakeup.Default))

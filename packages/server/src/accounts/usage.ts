@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { type Plan, PLAN_LIMITS, PlanNames } from "@platform/shared"
 import { Data, Effect } from "effect"
+import { currentPeriod } from "../db/usage-period.js"
 
 export type Metric = "inbound_messages" | "template_messages" | "broadcasts"
 
@@ -30,10 +31,6 @@ export interface UsageSnapshot {
   readonly template_messages: number
   readonly broadcasts: number
 }
-
-/** First day of the current calendar month in UTC, as `YYYY-MM-01`. */
-export const currentPeriod = (now = new Date()): string =>
-  `${now.getUTCFullYear()}-${String(now.getUTCMonth() + 1).padStart(2, "0")}-01`
 
 /**
  * Plans and monthly usage (DESIGN §5). `consume` is the check-and-count other

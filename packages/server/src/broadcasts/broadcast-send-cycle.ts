@@ -1,7 +1,6 @@
 import { BROADCAST_SEND_CYCLE_SECONDS } from "@platform/shared"
 import { Duration, Effect, FiberSet, Layer, Ref, Schedule, SubscriptionRef } from "effect"
 import { BroadcastSender } from "./broadcast-sender.js"
-import { DomainLive } from "../services.js"
 
 /** SPEC §8: the broadcast send cycle ticks every 30 seconds. */
 export const BROADCAST_CYCLE = Schedule.fixed(Duration.seconds(BROADCAST_SEND_CYCLE_SECONDS))
@@ -50,8 +49,5 @@ export const broadcastSendCycle = (ticks?: SubscriptionRef.SubscriptionRef<numbe
     return yield* tick.pipe(Effect.repeat(BROADCAST_CYCLE), Effect.asVoid)
   }).pipe(Effect.scoped)
 
-/** The send cycle as a scoped fiber (registered only where workers run). */
-export const BroadcastSendCycleLive = Layer.scopedDiscard(Effect.forkScoped(broadcastSendCycle())).pipe(
-  Layer.provide(BroadcastSender.Default),
-  Layer.provide(DomainLive)
-)
+/** The send cycle as a scoped fiber (registered only where workers run; the app provides the sender's services). */
+export const BroadcastSendCycleLive = Layer.scopedDiscard(Effect.forkScoped(broadcastSendCycle()))

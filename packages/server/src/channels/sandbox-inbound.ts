@@ -12,7 +12,7 @@ import {
 import { Effect } from "effect"
 import { AppConfig } from "../config.js"
 import { injectInbound } from "../upstream/sandbox/inject-inbound.js"
-import { longerThan, TEXT_MAX_CHARS, tooLong } from "../messages/messages.js"
+import { longerThan, TEXT_MAX_CHARS, tooLong } from "./text-limits.js"
 
 const TYPES_BY_KIND: Record<"chat" | "social", ReadonlyArray<string>> = {
   chat: SANDBOX_CHAT_INBOUND_TYPES,

@@ -1,5 +1,33 @@
-import type { CreatedDelivery, PersistResult } from "./persist.js"
 import type { ForwardRow, InboundPlan, MessageRow, StatusRow } from "./plan.js"
+
+/** A raw-forward row written by this POST, with what the inline attempt needs to send it. */
+export interface CreatedDelivery {
+  readonly id: number
+  readonly developer_account_id: number
+  readonly platform_channel_id: number
+  readonly attempts: number
+  readonly body: string
+  readonly webhook_url: string
+  readonly webhook_secret_encrypted: Uint8Array | null
+}
+
+export interface PersistResult {
+  readonly inserted: number
+  /** Some user message was refused by the inbound quota (nothing of it stored or forwarded). */
+  readonly quotaExceeded: boolean
+  /**
+   * Status callbacks naming no recorded message: parked (no event now) until the
+   * send that caused them is recorded, dropped after PARKED_STATUS_TTL_MINUTES.
+   */
+  readonly unknownStatuses: ReadonlyArray<string>
+  readonly deliveries: ReadonlyArray<CreatedDelivery>
+  /**
+   * Events written that wait for the fan-out. An event of an account with no
+   * active subscription is written already fanned out (nothing could receive it:
+   * a subscription only gets events that occur after it exists).
+   */
+  readonly events: number
+}
 
 /*
  * Group commit for /webhook/incoming. The statement's cost is dominated by

@@ -4,39 +4,11 @@ import { Cause, Clock, Duration, Effect, Exit, Option, Queue } from "effect"
 import { createHash } from "node:crypto"
 import { dedicatedSession, PgPool, poolQuery, scopedPool } from "../db/client.js"
 import { envelopeSql, isoTimestampSql, jsonObjectSql, messageDataSql } from "../outbox/events.js"
-import { currentPeriod } from "../accounts/usage.js"
-import { groupsOf, isBatchable, MAX_BATCH, mergePlans, shares } from "./batch.js"
+import { jsonbRows } from "../db/jsonb-rows.js"
+import { currentPeriod } from "../db/usage-period.js"
+import { type CreatedDelivery, groupsOf, isBatchable, MAX_BATCH, mergePlans, type PersistResult, shares } from "./batch.js"
 import type { InboundPlan } from "./plan.js"
 import { PARKED_STATUS_TTL_MINUTES, STATUS_EVENTS, STATUS_RANK, statusRankSql } from "../outbox/statuses.js"
-
-/** A raw-forward row written by this POST, with what the inline attempt needs to send it. */
-export interface CreatedDelivery {
-  readonly id: number
-  readonly developer_account_id: number
-  readonly platform_channel_id: number
-  readonly attempts: number
-  readonly body: string
-  readonly webhook_url: string
-  readonly webhook_secret_encrypted: Uint8Array | null
-}
-
-export interface PersistResult {
-  readonly inserted: number
-  /** Some user message was refused by the inbound quota (nothing of it stored or forwarded). */
-  readonly quotaExceeded: boolean
-  /**
-   * Status callbacks naming no recorded message: parked (no event now) until the
-   * send that caused them is recorded, dropped after PARKED_STATUS_TTL_MINUTES.
-   */
-  readonly unknownStatuses: ReadonlyArray<string>
-  readonly deliveries: ReadonlyArray<CreatedDelivery>
-  /**
-   * Events written that wait for the fan-out. An event of an account with no
-   * active subscription is written already fanned out (nothing could receive it:
-   * a subscription only gets events that occur after it exists).
-   */
-  readonly events: number
-}
 
 export interface PersistOptions {
   /**
@@ -378,19 +350,6 @@ interface Demand {
 }
 
 const json = <A>(v: A | string): A => (typeof v === "string" ? (JSON.parse(v) as A) : v)
-
-const withoutNul = (_k: string, v: unknown) =>
-  typeof v === "string" && v.includes("\u0000") ? v.replaceAll("\u0000", "\uFFFD") : v
-
-/**
- * Postgres rejects U+0000 inside jsonb text; Meta never means it, so it becomes
- * U+FFFD. JSON writes U+0000 as the escape `\u0000`, so text without that
- * sequence has none (the replacer, slow on every value, runs only otherwise).
- */
-export const jsonbRows = (rows: ReadonlyArray<unknown>): string => {
-  const text = JSON.stringify(rows)
-  return text.includes("\\u0000") ? JSON.stringify(rows, withoutNul) : text
-}
 
 /** bytea inside jsonb comes back as `\x<hex>`. */
 const byteaOf = (hex: string | null): Uint8Array | null =>

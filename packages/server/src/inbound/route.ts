@@ -2,8 +2,7 @@ import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/p
 import { Cause, Effect, Exit, FiberRef, FiberRefs, Layer, LogLevel, Runtime } from "effect"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { AppConfig } from "../config.js"
-import { FrontRoutes } from "../http/front-routes.js"
-import { accessLog, internalErrorBody, requestFinished, requestIdOf, requestStarted } from "../http/request-context.js"
+import { frontRequest, FrontRoutes } from "../http/front-route.js"
 import { Inbound, type InboundAnswer } from "./inbound.js"
 import { handshakeChallenge } from "./verify.js"
 
@@ -49,7 +48,7 @@ const isInboundPost = (request: IncomingMessage) => {
  * the 500 for a defect are done here as the request context does them.
  */
 const InboundPostRoute = Layer.scopedDiscard(Effect.gen(function*() {
-  const front = yield* FrontRoutes
+  const routes = yield* FrontRoutes
   const inbound = yield* Inbound
   const runtime = yield* Effect.runtime<never>()
   const runCallback = Runtime.runCallback(runtime)
@@ -64,16 +63,13 @@ const InboundPostRoute = Layer.scopedDiscard(Effect.gen(function*() {
     response.writeHead(status, { "content-type": "application/json", "x-request-id": requestId }).end(body)
   }
 
-  yield* front.add((request, response) => {
+  yield* routes.add((request, response) => {
     if (!isInboundPost(request)) return false
-    const requestId = requestIdOf(request.headers["x-request-id"] as string | undefined)
-    const started = performance.now()
-    requestStarted()
-    response.once("close", requestFinished)
-    const url = request.url ?? PATH
+    const front = frontRequest(request, response)
+    const requestId = front.requestId
     const respond = (a: InboundAnswer) => {
       answer(response, requestId, a.status, JSON.stringify(a.body))
-      if (accessLogged) runCallback(Effect.annotateLogs(accessLog("POST", url, requestId, a.status, started), "request_id", requestId))
+      if (accessLogged) runCallback(Effect.annotateLogs(front.accessLog(a.status), "request_id", requestId))
     }
     const run = (effect: Effect.Effect<InboundAnswer>) =>
       runCallback(
@@ -81,7 +77,7 @@ const InboundPostRoute = Layer.scopedDiscard(Effect.gen(function*() {
           Effect.catchAllDefect((defect) =>
             Effect.as(
               Effect.logError("request failed", Cause.pretty(Cause.die(defect))),
-              { status: 500, body: internalErrorBody(requestId) }
+              { status: 500, body: front.internalErrorBody() }
             )
           ),
           Effect.annotateLogs("request_id", requestId)

@@ -1,5 +1,4 @@
 import { Duration, Effect, Layer, Schedule, type SubscriptionRef } from "effect"
-import { DomainLive } from "../services.js"
 import { Templates } from "./templates.js"
 import { periodic } from "../jobs/periodic.js"
 
@@ -20,6 +19,4 @@ export const templateSweep = (ticks?: SubscriptionRef.SubscriptionRef<number>) =
     periodic("template sweep", templates.sweepStale(), Schedule.spaced(TEMPLATE_SWEEP_INTERVAL), ticks))
 
 /** Settles template edits and creates whose process died mid-call (registered only where workers run). */
-export const TemplateSweepLive = Layer.scopedDiscard(Effect.forkScoped(templateSweep())).pipe(
-  Layer.provide(DomainLive)
-)
+export const TemplateSweepLive = Layer.scopedDiscard(Effect.forkScoped(templateSweep()))

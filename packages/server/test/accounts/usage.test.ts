@@ -2,7 +2,8 @@ import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { PLAN_LIMITS } from "@platform/shared"
 import { Effect, Either } from "effect"
-import { currentPeriod, Usage } from "../../src/accounts/usage.js"
+import { Usage } from "../../src/accounts/usage.js"
+import { currentPeriod } from "../../src/db/usage-period.js"
 import { AuthTestServer, request, signup } from "../auth/support.js"
 
 layer(AuthTestServer(), { timeout: 60_000 })("plans and usage", (it) => {

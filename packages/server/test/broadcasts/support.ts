@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import { currentPeriod } from "../../src/accounts/usage.js"
+import { currentPeriod } from "../../src/db/usage-period.js"
 import { request, type Setup, sql } from "../messages/support.js"
 
 export { MessagingTestServer, request, sandboxSends, type Setup, setup, sharedSetup, sql } from "../messages/support.js"

@@ -1,7 +1,8 @@
 import { HttpServer, HttpServerResponse } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
 import { Context, Deferred, Effect, Exit, Layer } from "effect"
-import { FrontRoutes, nodeServerLayer } from "../../src/http/front-routes.js"
+import { FrontRoutes } from "../../src/http/front-route.js"
+import { nodeServerLayer } from "../../src/http/node-server.js"
 
 describe("the node listener", () => {
   it.scoped("a request that arrives after the listener opens but before the app is attached is answered once it is", () =>

@@ -1,6 +1,6 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { currentPeriod } from "../../src/accounts/usage.js"
+import { currentPeriod } from "../../src/db/usage-period.js"
 import { SANDBOX_MAGIC_RECIPIENTS } from "../../src/upstream/sandbox/magic.js"
 import { MessagingTestServer, sandboxSends, send, type Setup, setup, sharedSetup, sql } from "./support.js"
 

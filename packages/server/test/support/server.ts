@@ -1,7 +1,7 @@
 import { HttpApiBuilder, HttpServer } from "@effect/platform"
 import { Effect, Layer } from "effect"
 import { AppConfig } from "../../src/config.js"
-import { nodeServerLayer } from "../../src/http/front-routes.js"
+import { nodeServerLayer } from "../../src/http/node-server.js"
 import { HttpAppLive } from "../../src/server.js"
 import { TestDatabase } from "./database.js"
 

@@ -1,22 +1,8 @@
 import { NodeHttpServer } from "@effect/platform-node"
-import { Context, Effect, Layer, type Scope } from "effect"
+import { Effect, Layer } from "effect"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { ListenOptions } from "node:net"
-
-/** A plain node:http handler: true when it took the request. */
-export type NodeRoute = (request: IncomingMessage, response: ServerResponse) => boolean
-
-/**
- * Routes served by plain node:http handlers ahead of the Effect HTTP app, for the
- * hottest path only (`POST /webhook/incoming`): a request there skips the
- * platform's router, middleware and response conversion, which cost more than the
- * handler itself (measured under bench:inbound: 0.18 ms of server CPU per POST
- * instead of 0.33-0.40 ms). Such a route does the request context's duties itself
- * (request id, access line, in-flight count, a 500 that names only the request id).
- */
-export class FrontRoutes extends Context.Tag("@platform/server/FrontRoutes")<FrontRoutes, {
-  readonly add: (route: NodeRoute) => Effect.Effect<void, never, Scope.Scope>
-}>() {}
+import { FrontRoutes, type NodeRoute } from "./front-route.js"
 
 /**
  * The node server (production and tests build it the same way): every request is

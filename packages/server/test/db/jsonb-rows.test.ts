@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { newEventId } from "../../src/outbox/events.js"
-import { jsonbRows } from "../../src/inbound/persist.js"
+import { jsonbRows } from "../../src/db/jsonb-rows.js"
 
 describe("jsonbRows", () => {
   it("is plain JSON when no string holds U+0000", () => {
