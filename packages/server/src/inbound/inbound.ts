@@ -6,7 +6,8 @@ import { decodeMetaWebhook, type MetaWebhookPayload } from "../upstream/webhook-
 import { parseRawJson } from "./compact-json.js"
 import type { PersistResult } from "./batch.js"
 import { InboundStore } from "./persist.js"
-import { buildPlan, identifiersOf } from "./plan.js"
+import { buildPlan } from "./plan.js"
+import { identifiersOf } from "./upstream-identifiers.js"
 import { ChannelDirectory, type ChannelLookup } from "./channel-directory.js"
 import { verifyInboundSignature } from "./verify.js"
 

@@ -1,16 +1,13 @@
 import type { UpstreamErrorEnvelope } from "@platform/shared"
 import { Option } from "effect"
 import { newEventId } from "../outbox/events.js"
-import {
-  extractQualityRating,
-  type MessagingEvent,
-  type MetaWebhookPayload,
-  type WaChange,
-  type WaMessage
-} from "../upstream/webhook-payload.js"
-import { rawArray, rawMember, type RawJson, withMember } from "./compact-json.js"
-import type { ChannelLookup, Identifiers, RoutedChannel } from "./channel-directory.js"
+import { extractQualityRating, type MetaWebhookPayload, type WaMessage } from "../upstream/webhook-payload.js"
+import { rawMember, type RawJson } from "./compact-json.js"
+import type { ChannelLookup, RoutedChannel } from "./channel-directory.js"
 import { failedStatusEnvelope } from "../outbox/statuses.js"
+import { bodyFor, type Selection } from "./forward-body.js"
+import { at, socialMessageContent, str, waMessageContent, wellFormedMessage, wellFormedStatus } from "./message-content.js"
+import { phoneNumberIdOf } from "./upstream-identifiers.js"
 
 /** One inbound message or owner echo to persist (dedupe key: channel + mid). */
 export interface MessageRow {
@@ -75,119 +72,6 @@ export interface InboundPlan {
   readonly templates: ReadonlyArray<TemplateRow>
   readonly qualities: ReadonlyArray<QualityRow>
   readonly forwards: ReadonlyArray<ForwardRow>
-}
-
-/** Every identifier a payload names, for one directory lookup. */
-export const identifiersOf = (payload: MetaWebhookPayload): Identifiers => {
-  const phone = new Set<string>()
-  const waba = new Set<string>()
-  const social = new Set<string>()
-  if (payload.object === "whatsapp_business_account") {
-    for (const entry of payload.entry) {
-      for (const change of entry.changes) {
-        const pn = phoneNumberIdOf(change)
-        if (pn !== undefined) phone.add(pn)
-        else waba.add(entry.id)
-      }
-    }
-  } else {
-    for (const entry of payload.entry) social.add(entry.id)
-  }
-  return { phoneNumberIds: [...phone], wabaIds: [...waba], socialIds: [...social] }
-}
-
-const phoneNumberIdOf = (change: WaChange): string | undefined => {
-  const value = change.value as { readonly metadata?: { readonly phone_number_id?: unknown } } | null
-  const id = typeof value === "object" && value !== null ? value.metadata?.phone_number_id : undefined
-  return typeof id === "string" ? id : undefined
-}
-
-const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
-const str = (u: unknown): string | null => (typeof u === "string" ? u : null)
-const at = (u: unknown, ...path: Array<string | number>): unknown => {
-  let cur = u
-  for (const key of path) {
-    if (typeof cur !== "object" || cur === null) return undefined
-    cur = (cur as Record<string | number, unknown>)[key]
-  }
-  return cur
-}
-
-const MEDIA_TYPES = new Set(["image", "video", "audio", "document", "sticker"])
-
-/*
- * A `messages` change whose value does not decode still arrives here through the
- * catch-all change member, typed but unchecked: an item without the strings its
- * row needs (an id above all) would fail the whole statement, a 500 that Meta
- * retries for days. Such items are skipped and the change is forwarded as it came.
- */
-const isString = (u: unknown): u is string => typeof u === "string"
-const wellFormedMessage = (m: { readonly id?: unknown; readonly type?: unknown }, peer: unknown) =>
-  isString(m.id) && isString(m.type) && isString(peer)
-const wellFormedStatus = (s: { readonly id?: unknown; readonly status?: unknown }) => isString(s.id) && isString(s.status)
-
-/** The text a WhatsApp message shows, its media id and its stored payload (the type's object plus context). */
-export const waMessageContent = (
-  m: WaMessage,
-  raw: unknown
-): { body: string | null; media_id: string | null; payload: unknown } => {
-  const typeObj = at(raw, m.type)
-  let body: string | null = null
-  let media_id: string | null = null
-  switch (m.type) {
-    case "text":
-      body = m.text?.body ?? null
-      break
-    case "interactive":
-      body = m.interactive?.button_reply?.title ?? m.interactive?.list_reply?.title ?? null
-      break
-    case "button":
-      body = m.button?.text ?? null
-      break
-    case "reaction":
-      // A removed reaction arrives without an emoji.
-      body = m.reaction?.emoji ?? null
-      break
-    case "location":
-      body = m.location?.name ?? m.location?.address ?? null
-      break
-    case "order":
-      body = str(at(typeObj, "text"))
-      break
-    default:
-      if (MEDIA_TYPES.has(m.type)) {
-        body = str(at(typeObj, "caption"))
-        media_id = str(at(typeObj, "id"))
-      }
-  }
-  const payload: Record<string, unknown> = isObject(typeObj)
-    ? { ...typeObj }
-    : typeObj === undefined
-    ? {}
-    : { [m.type]: typeObj }
-  for (const extra of ["context", "referral", "errors", "system", "identity"]) {
-    const v = at(raw, extra)
-    if (v !== undefined && !(extra in payload)) payload[extra] = v
-  }
-  return { body, media_id, payload }
-}
-
-/** Type, text and payload of an Instagram / Messenger message event. */
-const socialMessageContent = (event: MessagingEvent, raw: unknown) => {
-  const message = event.message!
-  const rawMessage = at(raw, "message")
-  const attachments = message.attachments ?? []
-  const type = attachments.length > 0 ? attachments[0]!.type : message.text !== undefined ? "text" : "unsupported"
-  const payload: Record<string, unknown> = {}
-  if (isObject(rawMessage)) {
-    for (const [k, v] of Object.entries(rawMessage)) if (k !== "mid" && k !== "is_echo") payload[k] = v
-  }
-  return { type, body: message.text ?? null, payload }
-}
-
-interface Selection {
-  readonly entries: Map<number, Set<number> | "all">
-  other: boolean
 }
 
 /**
@@ -448,31 +332,4 @@ const rawTemplateId = (raw: RawJson, entry: number, change: number): string | un
   const id = rawMember(rawMember(c, "value"), "message_template_id")
   if (id === undefined || id.kind !== "scalar") return undefined
   return id.text.startsWith("\"") ? (JSON.parse(id.text) as string) : id.text
-}
-
-/** The compact body forwarded to one channel: only its own entries and changes. */
-const bodyFor = (raw: RawJson, entryNode: RawJson | undefined, totalEntries: number, selection: Selection): string => {
-  if (entryNode === undefined || entryNode.kind !== "array") return raw.text
-  let whole = selection.entries.size === totalEntries
-  if (whole) {
-    for (const [ei, changes] of selection.entries) {
-      if (changes === "all") continue
-      const list = rawMember(entryNode.items[ei], "changes")
-      if (list?.kind !== "array" || list.items.length !== changes.size) whole = false
-    }
-  }
-  if (whole) return raw.text
-  const entries: Array<RawJson> = []
-  for (const [ei, item] of entryNode.items.entries()) {
-    const changes = selection.entries.get(ei)
-    if (changes === undefined) continue
-    if (changes === "all") {
-      entries.push(item)
-      continue
-    }
-    const list = rawMember(item, "changes")
-    if (list?.kind !== "array") continue
-    entries.push(withMember(item, "changes", rawArray(list.items.filter((_, ci) => changes.has(ci)))))
-  }
-  return withMember(raw, "entry", rawArray(entries)).text
 }
