@@ -7,7 +7,7 @@ import { Pulse } from "./wakeup.js"
 import type { DeliveryWakeup } from "./wakeup.js"
 
 export interface PumpOptions {
-  /** POSTs kept running at once (default 256; safe-http opens at most 128 connections per origin, the rest wait their turn). */
+  /** POSTs kept running at once (default 256; net/pinned-pools.ts opens at most 128 connections per origin, the rest wait their turn). */
   readonly maxInFlight?: number
   /** Rows per claim statement (default 100). */
   readonly batchSize?: number
@@ -229,7 +229,7 @@ export const runPump = (parts: PumpParts, options: PumpOptions = {}) =>
         // The next row of each conversation recorded here may be due now: the record
         // claims them, probes find the ones it could not. Their predecessors' POSTs
         // gave back a slot each; the claimer may have taken those meanwhile, so the
-        // window may run over by up to a batch here (safe-http queues past its connections).
+        // window may run over by up to a batch here (net/pinned-pools.ts queues past its connections).
         const pairs = new Map<string, readonly [number, string]>()
         for (const { row } of batch) {
           if (row.conversation_peer !== null) {

@@ -1,7 +1,7 @@
 import { Context, Effect, Either, Layer, Runtime } from "effect"
 import { DELIVERY_TIMEOUT_SECONDS, RESPONSE_BODY_SNIPPET_BYTES } from "@platform/shared"
 import { AppConfig } from "../config.js"
-import { type SafeFetchInit, safeExchange } from "../net/safe-http.js"
+import { type SafeFetchInit, safeExchange } from "../net/safe-fetch.js"
 import { type CheckedTarget, checkUrl, type SsrfRejected } from "../net/ssrf.js"
 
 /** What one POST to a receiver came to: an answer (any status) or no answer. */
@@ -44,7 +44,7 @@ const noAnswer = (reason: string, started: number): PostOutcome => ({
 })
 
 /**
- * How the dispatcher reaches receivers. The live layer is safe-http: the SSRF
+ * How the dispatcher reaches receivers. The live layer is safe-fetch.ts: the SSRF
  * guard runs again for every delivery (DNS may have changed since create; one
  * check serves the POSTs to a URL within a second), the connection is pinned to
  * the checked address, redirects are not followed, 10 s in total, 512 bytes of the

@@ -1,6 +1,6 @@
 /**
  * Turns at the connections of a receiver: at most `perKey` exchanges run at once per
- * key (safe-http's pool key: one origin at one pinned address), the others wait here
+ * key (pinned-pools.ts's pool key: one origin at one pinned address), the others wait here
  * in arrival order. A pool queues what it cannot run itself, but a request's deadline
  * started while it sat in that queue would count the time spent behind other requests
  * against the receiver: with 128 connections busy answering in 6 s, the next 128

@@ -3,13 +3,11 @@ import { Effect, type Scope } from "effect"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import { createServer as createTlsServer } from "node:https"
 import type { AddressInfo } from "node:net"
-import {
-  closeSafeHttpPools,
-  safeDownload,
-  safeFetch,
-  safeHttpPoolCount
-} from "../../src/net/safe-http.js"
-import { checkUrl, staticResolver } from "../../src/net/ssrf.js"
+import { staticResolver } from "../../src/net/dns-resolver.js"
+import { closeSafeHttpPools, safeHttpPoolCount } from "../../src/net/pinned-pools.js"
+import { safeDownload } from "../../src/net/safe-download.js"
+import { safeFetch } from "../../src/net/safe-fetch.js"
+import { checkUrl } from "../../src/net/ssrf.js"
 
 afterAll(() => closeSafeHttpPools())
 

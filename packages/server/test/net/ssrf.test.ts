@@ -1,14 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import {
-  addressRejection,
-  checkUrl,
-  DnsResolver,
-  makeNodeResolver,
-  type Resolver,
-  type SsrfRejectionKind,
-  staticResolver
-} from "../../src/net/ssrf.js"
+import { addressRejection } from "../../src/net/address-rules.js"
+import { DnsResolver, makeNodeResolver, type Resolver, staticResolver } from "../../src/net/dns-resolver.js"
+import { checkUrl, type SsrfRejectionKind } from "../../src/net/ssrf.js"
 
 /** Fake DNS: no test here needs the real network. */
 const dns = staticResolver({
