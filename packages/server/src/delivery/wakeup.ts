@@ -57,8 +57,11 @@ export interface DirectDispatch {
   readonly room: (timeout: Duration.DurationInput) => Effect.Effect<number>
 }
 
-const EVENTS_CHANNEL = "platform_events"
-const DELIVERIES_CHANNEL = "platform_deliveries"
+// Postgres NOTIFY channels, not tables. A NOTIFY another process missed (its
+// LISTEN connection lost, or a process of a rolling deploy that spells the channel
+// differently) costs a sweep period: fan-out looks every 250 ms, dispatch every second.
+const EVENTS_NOTIFY = "platform_events"
+const NORMALIZED_DELIVERIES_NOTIFY = "platform_normalized_deliveries"
 
 /**
  * Wakes the delivery workers the moment there is work. In this process through
@@ -92,8 +95,8 @@ export class DeliveryWakeup extends Effect.Service<DeliveryWakeup>()("@platform/
         )
         return crossProcess ? () => Queue.unsafeOffer(queue, undefined) : () => {}
       })
-    const notifyEvents = yield* notifier(EVENTS_CHANNEL)
-    const notifyDeliveries = yield* notifier(DELIVERIES_CHANNEL)
+    const notifyEvents = yield* notifier(EVENTS_NOTIFY)
+    const notifyDeliveries = yield* notifier(NORMALIZED_DELIVERIES_NOTIFY)
 
     // Other processes' writes (and RESYNC after a lost LISTEN connection). This
     // process's own NOTIFYs come back too: its pulses fired already, and a second
@@ -106,8 +109,8 @@ export class DeliveryWakeup extends Effect.Service<DeliveryWakeup>()("@platform/
           Effect.forkScoped
         ))
     if (crossProcess) {
-      yield* listen(EVENTS_CHANNEL, events)
-      yield* listen(DELIVERIES_CHANNEL, deliveries)
+      yield* listen(EVENTS_NOTIFY, events)
+      yield* listen(NORMALIZED_DELIVERIES_NOTIFY, deliveries)
     }
 
     let direct: DirectDispatch | undefined
