@@ -12,7 +12,7 @@ import {
 } from "@platform/shared"
 import { Effect } from "effect"
 import type { BlockResult, BusinessProfile } from "../upstream/business.js"
-import { toSendErrorBody, type UpstreamFailure as GatewayFailure, type UpstreamRequestInvalid } from "../upstream/errors.js"
+import { toSendErrorBody, type UpstreamCallError, type UpstreamRequestInvalid } from "../upstream/errors.js"
 import { Upstream } from "../upstream/upstream.js"
 import { ChannelCredentialsCache } from "./channel-credentials.js"
 
@@ -21,7 +21,7 @@ import { ChannelCredentialsCache } from "./channel-credentials.js"
  * classification and Meta fields as the send 502, already scrubbed of tokens and
  * secrets by the gateway.
  */
-const upstreamFailed = (what: string) => (e: GatewayFailure | UpstreamRequestInvalid) => {
+const upstreamFailed = (what: string) => (e: UpstreamCallError | UpstreamRequestInvalid) => {
   if (e._tag === "UpstreamRequestInvalid") {
     return e.code === "chat_only" ? new ChatOnly({ message: e.message }) : new BadRequest({ message: e.message })
   }

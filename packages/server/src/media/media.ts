@@ -16,7 +16,7 @@ import { Secrets } from "../crypto/secrets.js"
 import { DnsResolver } from "../net/dns-resolver.js"
 import { safeDownload } from "../net/safe-download.js"
 import type { SafeDownloadError } from "../net/safe-http-errors.js"
-import { toSendErrorBody, type UpstreamFailure, type UpstreamRequestInvalid } from "../upstream/errors.js"
+import { toSendErrorBody, type UpstreamCallError, type UpstreamRequestInvalid } from "../upstream/errors.js"
 import { Upstream } from "../upstream/upstream.js"
 import { ChannelCredentialsCache, type UsableChannel } from "../channels/channel-credentials.js"
 import { bodyIssue, channelFileForm } from "../http/file-form.js"
@@ -137,7 +137,7 @@ const issue = bodyIssue
 
 const sizeText = (bytes: number) => (bytes >= MB ? `${bytes / MB} MB` : `${bytes / KB} KB`)
 
-const upstreamFailed = (e: UpstreamFailure | UpstreamRequestInvalid) =>
+const upstreamFailed = (e: UpstreamCallError | UpstreamRequestInvalid) =>
   e._tag === "UpstreamRequestInvalid"
     ? e.code === "chat_only" ? new ChatOnly({ message: e.message }) : issue([], e.message, null)
     : new SendUpstreamError(toSendErrorBody(e))
@@ -148,7 +148,7 @@ const upstreamFailed = (e: UpstreamFailure | UpstreamRequestInvalid) =>
  * for the channel (never uploaded, deleted, expired after 30 days, another
  * number's). That is a missing resource (404), not an upstream failure (502).
  */
-const mediaFailed = (mediaId: string) => (e: UpstreamFailure | UpstreamRequestInvalid) =>
+const mediaFailed = (mediaId: string) => (e: UpstreamCallError | UpstreamRequestInvalid) =>
   e._tag === "UpstreamError" && e.meta_code === 100 && e.meta_subcode === 33
     ? new NotFound({ message: `media ${mediaId} not found on this channel (deleted, expired or never uploaded)` })
     : upstreamFailed(e)

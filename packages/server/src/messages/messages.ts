@@ -12,7 +12,7 @@ import {
 } from "@platform/shared"
 import { Effect } from "effect"
 import { eventsCommitted } from "../delivery/wakeup.js"
-import type { UpstreamFailure, UpstreamRequestInvalid } from "../upstream/errors.js"
+import type { UpstreamCallError, UpstreamRequestInvalid } from "../upstream/errors.js"
 import { toSendErrorBody, UPSTREAM_THROTTLED } from "../upstream/errors.js"
 import { socialSupports } from "../upstream/message-payload.js"
 import { Upstream } from "../upstream/upstream.js"
@@ -104,10 +104,10 @@ const peerOf = (channel: UsableChannel, to: string, answered: string | null) =>
 const json = (value: unknown) => JSON.stringify(value)
 
 /** The channel's own throttle refused the call: nothing reached the upstream. */
-const throttledHere = (e: UpstreamFailure) => e._tag === "UpstreamThrottled"
+const throttledHere = (e: UpstreamCallError) => e._tag === "UpstreamThrottled"
 
 /** Refused for throughput, ours or Meta's (130429, call rate limits): the upstream accepted nothing. */
-const refusedForThroughput = (e: UpstreamFailure) =>
+const refusedForThroughput = (e: UpstreamCallError) =>
   throttledHere(e) || (e._tag === "UpstreamError" && (e.kind === "throughput_limited" || e.kind === "rate_limited"))
 
 const untimed = () => {}
@@ -365,7 +365,7 @@ export class Messages extends Effect.Service<Messages>()("@platform/server/Messa
       channel: UsableChannel,
       body: SendMessage,
       owner: { readonly key: string | undefined; readonly recipientId: number | null },
-      unsent: (e: UpstreamFailure) => boolean,
+      unsent: (e: UpstreamCallError) => boolean,
       onUpstream: (ms: number) => void
     ) =>
       Effect.gen(function*() {

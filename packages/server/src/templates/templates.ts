@@ -18,7 +18,7 @@ import {
 } from "@platform/shared"
 import type { Multipart } from "@effect/platform"
 import { Clock, Effect, Either, Fiber, Option, type Stream } from "effect"
-import { toSendErrorBody, type UpstreamError, type UpstreamFailure as UpstreamCallFailure, type UpstreamRequestInvalid } from "../upstream/errors.js"
+import { toSendErrorBody, type UpstreamError, type UpstreamCallError, type UpstreamRequestInvalid } from "../upstream/errors.js"
 import { Upstream } from "../upstream/upstream.js"
 import { ChannelCredentialsCache, type UsableChannel } from "../channels/channel-credentials.js"
 import { readHeaderMediaForm } from "./template-header-media.js"
@@ -40,7 +40,7 @@ const isUniqueViolation = (error: SqlError.SqlError) => (error.cause as { code?:
  * classification and Meta fields as on the other routes, all scrubbed of tokens by the
  * gateway; a call refused before reaching the upstream is an unusable channel.
  */
-const upstreamFailed = (e: UpstreamCallFailure | UpstreamRequestInvalid) => {
+const upstreamFailed = (e: UpstreamCallError | UpstreamRequestInvalid) => {
   if (e._tag === "UpstreamRequestInvalid") return new ChannelUnusable({ message: e.message })
   const { message, ...fields } = toSendErrorBody(e)
   return new UpstreamFailure({ message, ...fields })
@@ -51,12 +51,12 @@ const upstreamFailed = (e: UpstreamCallFailure | UpstreamRequestInvalid) => {
  * SPEC §3.1 makes that a rejected row, not an error. Authentication, permissions, rate
  * limits and server trouble stay 502s: they say nothing about the template.
  */
-const isEditRejection = (e: UpstreamCallFailure | UpstreamRequestInvalid): e is UpstreamError =>
+const isEditRejection = (e: UpstreamCallError | UpstreamRequestInvalid): e is UpstreamError =>
   e._tag === "UpstreamError" && e.http_status !== null && e.http_status >= 400 && e.http_status < 500 &&
   ["invalid_parameter", "unknown", "template_missing", "template_param_mismatch"].includes(e.kind)
 
 /** Graph's "message template not found" on delete: already gone upstream. */
-const isTemplateMissing = (e: UpstreamCallFailure | UpstreamRequestInvalid) =>
+const isTemplateMissing = (e: UpstreamCallError | UpstreamRequestInvalid) =>
   e._tag === "UpstreamError" && (e.http_status === 404 || e.meta_subcode === 2593002)
 
 /** 422 at each component issue (paths relative to `components`). */

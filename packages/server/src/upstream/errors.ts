@@ -66,8 +66,8 @@ export class UpstreamRequestInvalid extends Schema.TaggedError<UpstreamRequestIn
   message: Schema.String
 }) {}
 
-/** Errors that become a 502. */
-export type UpstreamFailure = UpstreamError | UpstreamTimeout | UpstreamThrottled
+/** A Graph API call's errors that become a 502 (the wire `UpstreamFailure` of @platform/shared, or a send's 502 body). */
+export type UpstreamCallError = UpstreamError | UpstreamTimeout | UpstreamThrottled
 
 /** The 502 `error` of a call the channel's own throttle refused: nothing reached the upstream. */
 export const UPSTREAM_THROTTLED = "upstream_throttled"
@@ -87,7 +87,7 @@ export interface SendErrorBody {
  * `pair_rate_limited`), `upstream_timeout` or `upstream_throttled`, so a client can
  * branch without parsing Meta's text.
  */
-export const toSendErrorBody = (e: UpstreamFailure): SendErrorBody => {
+export const toSendErrorBody = (e: UpstreamCallError): SendErrorBody => {
   switch (e._tag) {
     case "UpstreamError":
       return {

@@ -6,7 +6,7 @@ import { delay, http, HttpResponse } from "msw"
 import { setupServer } from "msw/node"
 import { AppConfig } from "../../src/config.js"
 import type { ChannelCredentials } from "../../src/upstream/credentials.js"
-import { toSendErrorBody, type UpstreamFailure, type UpstreamRequestInvalid } from "../../src/upstream/errors.js"
+import { toSendErrorBody, type UpstreamCallError, type UpstreamRequestInvalid } from "../../src/upstream/errors.js"
 import { Upstream } from "../../src/upstream/upstream.js"
 import { GRAPH } from "../fixtures/meta/index.js"
 
@@ -56,7 +56,7 @@ const echoingEnvelope = (status: number, code: number) => () =>
     }
   }, { status })
 
-type Run = (u: Upstream) => Effect.Effect<unknown, UpstreamFailure | { readonly _tag: string }>
+type Run = (u: Upstream) => Effect.Effect<unknown, UpstreamCallError | { readonly _tag: string }>
 
 const ERROR_PATHS: ReadonlyArray<readonly [string, () => void, Run, boolean?]> = [
   ["an auth envelope echoing the token", () => server.use(http.all(`${GRAPH}/*`, echoingEnvelope(401, 190))), (u) => u.sendMessage(creds, { to: "1", type: "text", text: "x" })],
@@ -81,7 +81,7 @@ describe("the channel token never leaks", () => {
         const exit = yield* Effect.exit(Effect.flatMap(Upstream, run))
         expect(Exit.isFailure(exit)).toBe(true)
         if (!Exit.isFailure(exit)) return
-        const error = Cause.squash(exit.cause) as UpstreamFailure | UpstreamRequestInvalid
+        const error = Cause.squash(exit.cause) as UpstreamCallError | UpstreamRequestInvalid
         const surfaces = [
           JSON.stringify(error),
           inspect(error, { depth: 10 }),
