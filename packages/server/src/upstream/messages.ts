@@ -4,7 +4,6 @@ import type { ChannelCredentials } from "./credentials.js"
 import { UpstreamRequestInvalid } from "./errors.js"
 import {
   chatReadPayload,
-  chatTypingPayload,
   type SendMessageInput,
   socialSenderAction,
   toChatPayload,
@@ -40,7 +39,12 @@ export const makeMessagesApi = (graph: GraphClient, throttle: Throttle) => {
       Effect.zipRight(graph.call({ operation, method: "POST", path, token: creds.access_token, json }, schema))
     )
 
-  /** Sends one of the 13 message types; a typing send is forwarded to `sendTyping`. */
+  /**
+   * Sends one of the 13 message types. Typing takes this path too (operation
+   * `messages.typing`): WhatsApp's typing indicator on the inbound message in
+   * `context` (which marks it read), Instagram's `typing_on` sender action; it
+   * creates no message, so its `message_id` is null.
+   */
   const sendMessage = (creds: ChannelCredentials, send: SendMessageInput) =>
     Effect.gen(function*() {
       if (creds.kind === "chat") {
@@ -92,25 +96,5 @@ export const makeMessagesApi = (graph: GraphClient, throttle: Throttle) => {
       return { message_id: messageId, status: "read" as const }
     })
 
-  /**
-   * Shows the typing indicator to `to`. WhatsApp ties it to the inbound message
-   * being answered (`message_id`, which also marks that message read).
-   */
-  const sendTyping = (creds: ChannelCredentials, input: { readonly to: string; readonly message_id?: string | undefined }) =>
-    Effect.gen(function*() {
-      if (creds.kind === "chat") {
-        const pnid = yield* requireChat(creds, "typing indicator")
-        if (!input.message_id) {
-          return yield* Effect.fail(
-            new UpstreamRequestInvalid({ code: "invalid_request", message: "WhatsApp typing needs the inbound message_id being answered" })
-          )
-        }
-        yield* post(creds, `/${pnid}/messages`, "messages.typing", chatTypingPayload(input.message_id), Acknowledged)
-      } else {
-        const socialId = yield* requireSocial(creds, "typing indicator")
-        yield* post(creds, `/${socialId}/messages`, "messages.typing", socialSenderAction(input.to, "typing_on"), Acknowledged)
-      }
-    })
-
-  return { sendMessage, markRead, sendTyping }
+  return { sendMessage, markRead }
 }

@@ -57,7 +57,8 @@ const SUCCESS_CASES: ReadonlyArray<Case> = [
   ["sendMessage (social)", (u) => u.sendMessage(social, { to: "1254459154682919", type: "text", text: "hi" }), (r) =>
     expect(r).toMatchObject({ message_id: META_RESPONSES.socialSend.message_id, recipient_id: "1254459154682919" })],
   ["markRead", (u) => u.markRead(chat, "wamid.X"), (r) => expect(r).toEqual({ message_id: "wamid.X", status: "read" })],
-  ["sendTyping", (u) => u.sendTyping(social, { to: "1254459154682919" }), (r) => expect(r).toBeUndefined()],
+  ["sendMessage (social typing)", (u) => u.sendMessage(social, { to: "1254459154682919", type: "typing" }), (r) =>
+    expect(r).toEqual({ message_id: null, recipient_id: "1254459154682919", message_status: null })],
   ["uploadMedia", (u) => u.uploadMedia(chat, { data: new Uint8Array([1]), mime_type: "image/jpeg", filename: "a.jpg" }), (r) =>
     expect(r).toEqual({ media_id: "1037543291543636" })],
   ["uploadMedia (social)", (u) => u.uploadMedia(social, { data: Stream.make(new Uint8Array([1])), mime_type: "image/jpeg", filename: "a.jpg" }), (r) =>

@@ -201,9 +201,9 @@ layer(SandboxHarness, { excludeTestServices: true })("Upstream against the sandb
       const upstream = yield* Upstream
       const state = yield* SandboxState
       expect(yield* upstream.markRead(chatCreds, "wamid.INBOUND1")).toEqual({ message_id: "wamid.INBOUND1", status: "read" })
-      yield* upstream.sendTyping(chatCreds, { to: TO, message_id: "wamid.INBOUND2" })
+      yield* upstream.sendMessage(chatCreds, { to: TO, type: "typing", context: { message_id: "wamid.INBOUND2" } })
       expect(yield* upstream.markRead(socialCreds, IGSID)).toEqual({ message_id: IGSID, status: "read" })
-      yield* upstream.sendTyping(socialCreds, { to: IGSID })
+      yield* upstream.sendMessage(socialCreds, { to: IGSID, type: "typing" })
       expect(state.markedRead).toEqual(expect.arrayContaining([
         { sender_id: chatCreds.phone_number_id, message_id: "wamid.INBOUND1", typing: false },
         { sender_id: chatCreds.phone_number_id, message_id: "wamid.INBOUND2", typing: true },
