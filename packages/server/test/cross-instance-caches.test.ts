@@ -13,7 +13,7 @@ import { ChannelOnboarding } from "../src/channels/channel-onboarding.js"
 import { Channels } from "../src/channels/channels.js"
 import { Events } from "../src/outbox/events.js"
 import { UpstreamLive } from "../src/upstream/live.js"
-import { ROUTES_CHANNEL } from "../src/inbound/channel-directory.js"
+import { CHANNEL_CHANGES_NOTIFY } from "../src/inbound/channel-directory.js"
 import { sql, TestDatabase } from "./support/database.js"
 
 /** One instance's service over the shared database, for the life of the test's scope (each call: another instance). */
@@ -115,7 +115,7 @@ layer(Instances, { timeout: 60_000, excludeTestServices: true })("caches of seve
       // What Channels.disconnect commits and announces, in another instance.
       yield* db`update platform_channels set status = 'disconnected', is_active = false, access_token_encrypted = null
         where id = ${channelId}`
-      yield* pgNotify(yield* PgClient.PgClient, ROUTES_CHANNEL, String(channelId))
+      yield* pgNotify(yield* PgClient.PgClient, CHANNEL_CHANGES_NOTIFY, String(channelId))
       yield* eventually(
         Effect.map(Effect.either(credentials.get(accountId, channelId)), (r) =>
           Either.isLeft(r) && r.left._tag === "ChannelUnusable"),
@@ -139,14 +139,14 @@ layer(Instances, { timeout: 60_000, excludeTestServices: true })("caches of seve
       const pg = yield* PgClient.PgClient
       // A connect in another instance announces RESYNC (every route may have changed).
       const second = yield* connectChannel(accountId, "102", "t")
-      yield* pgNotify(pg, ROUTES_CHANNEL, "*")
+      yield* pgNotify(pg, CHANNEL_CHANGES_NOTIFY, "*")
       yield* eventually(
         Effect.map(Effect.suspend(() => channels.listJson(accountId)), (body) => listed(body).length === 2),
         "the list without the new channel"
       )
       // A disconnect announces the channel's id.
       yield* db`update platform_channels set status = 'disconnected', is_active = false where id = ${first}`
-      yield* pgNotify(pg, ROUTES_CHANNEL, String(first))
+      yield* pgNotify(pg, CHANNEL_CHANGES_NOTIFY, String(first))
       yield* eventually(
         Effect.map(Effect.suspend(() => channels.listJson(accountId)), (body) => listed(body).includes(`${first}:disconnected`)),
         "the disconnected channel as active"

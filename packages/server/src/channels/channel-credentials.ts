@@ -3,7 +3,7 @@ import { ChannelUnusable, NotFound } from "@platform/shared"
 import { Effect } from "effect"
 import { Secrets } from "../crypto/secrets.js"
 import { crossProcessInvalidation } from "../db/cache-invalidation.js"
-import { ROUTES_CHANNEL } from "../inbound/channel-directory.js"
+import { CHANNEL_CHANGES_NOTIFY } from "../inbound/channel-directory.js"
 import type { ChannelCredentials } from "../upstream/credentials.js"
 
 export interface UsableChannel {
@@ -33,7 +33,7 @@ interface Entry {
 
 /*
  * A disconnect in this process drops the entry at once, one in another instance as
- * soon as its NOTIFY arrives (ROUTES_CHANNEL). The TTL bounds how long a
+ * soon as its NOTIFY arrives (CHANNEL_CHANGES_NOTIFY). The TTL bounds how long a
  * disconnected channel's token can still be used here when a NOTIFY was missed.
  */
 const TTL_MS = 5_000
@@ -52,7 +52,7 @@ export class ChannelCredentialsCache extends Effect.Service<ChannelCredentialsCa
       const secrets = yield* Secrets
       const entries = new Map<number, Entry>()
       // A channel changed in another process (RESYNC: any of them may have).
-      yield* crossProcessInvalidation(ROUTES_CHANNEL, (channelId) => {
+      yield* crossProcessInvalidation(CHANNEL_CHANGES_NOTIFY, (channelId) => {
         if (channelId === undefined) entries.clear()
         else entries.delete(channelId)
       })

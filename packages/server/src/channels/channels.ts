@@ -19,7 +19,7 @@ import { randomToken } from "../crypto/api-key-format.js"
 import { Secrets } from "../crypto/secrets.js"
 import { crossProcessInvalidation } from "../db/cache-invalidation.js"
 import { checkUrl } from "../net/ssrf.js"
-import { channelRoutesChanged, ROUTES_CHANNEL } from "../inbound/channel-directory.js"
+import { CHANNEL_CHANGES_NOTIFY, channelChanged } from "../inbound/channel-directory.js"
 import { announcingEvents } from "../delivery/wakeup.js"
 import { lockAccount } from "../accounts/account-lock.js"
 import { ChannelCredentialsCache } from "./channel-credentials.js"
@@ -121,13 +121,13 @@ export class Channels extends Effect.Service<Channels>()("@platform/server/Chann
      * The v1 list is read far more often than channels change, so it is cached per
      * account for LIST_CACHE_MS, together with its encoded JSON bodies: every change
      * made here invalidates at once, a connect or disconnect in another instance as
-     * soon as its NOTIFY arrives (ROUTES_CHANNEL), any other change within that time.
+     * soon as its NOTIFY arrives (CHANNEL_CHANGES_NOTIFY), any other change within that time.
      */
     const listCache = new Map<number, ListEntry>()
     const invalidate = (accountId: number) => {
       listCache.delete(accountId)
     }
-    yield* crossProcessInvalidation(ROUTES_CHANNEL, (channelId) => {
+    yield* crossProcessInvalidation(CHANNEL_CHANGES_NOTIFY, (channelId) => {
       for (const [accountId, entry] of listCache) {
         if (channelId === undefined || entry.channels.some((c) => c.channel_id === channelId)) listCache.delete(accountId)
       }
@@ -179,7 +179,7 @@ export class Channels extends Effect.Service<Channels>()("@platform/server/Chann
         returning ${sql.literal(columns)}`.pipe(Effect.orDie)
       invalidate(accountId)
       if (row === undefined) return yield* new NotFound({ message: "channel not found" })
-      yield* channelRoutesChanged(channelId) // the kill-switch, at once in every inbound router
+      yield* channelChanged(channelId) // the kill-switch, at once in every channel directory
       return toChannel(row)
     })
 
@@ -246,7 +246,7 @@ export class Channels extends Effect.Service<Channels>()("@platform/server/Chann
       })).pipe(
         announcingEvents, // after the commit: wakes fan-out for channel.connected
         // after the commit: the new channel is routed at once (here and, by NOTIFY, elsewhere)
-        Effect.ensuring(Effect.zipRight(Effect.sync(() => invalidate(accountId)), channelRoutesChanged())),
+        Effect.ensuring(Effect.zipRight(Effect.sync(() => invalidate(accountId)), channelChanged())),
         Effect.catchTag("SqlError", (e) => isUniqueViolation(e) ? Effect.fail(alreadyConnected()) : Effect.die(e))
       )
 
@@ -320,7 +320,7 @@ export class Channels extends Effect.Service<Channels>()("@platform/server/Chann
         Effect.catchTag("SqlError", Effect.die),
         Effect.ensuring(Effect.sync(() => invalidate(accountId)))
       )
-      yield* channelRoutesChanged(channelId) // committed: inbound stops routing to it at once
+      yield* channelChanged(channelId) // committed: inbound stops routing to it at once
     })
 
     /**

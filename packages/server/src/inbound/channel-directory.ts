@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Stream } from "effect"
 import { crossProcessInvalidation } from "../db/cache-invalidation.js"
 
-/** A platform channel as the inbound router sees it: what never changes while it is connected. */
+/** A platform channel as the channel directory holds it: what never changes while it is connected. */
 export interface RoutedChannel {
   readonly id: number
   readonly developer_account_id: number
@@ -44,10 +44,11 @@ const MISS_TTL_MS = 5_000
 const MAX_ENTRIES = 50_000
 
 /**
- * Where a connect (RESYNC), disconnect or kill-switch change (the channel's id) is
- * announced to other processes: their routes, channel lists and credentials forget it.
+ * The Postgres NOTIFY channel where a connect (RESYNC), disconnect or kill-switch
+ * change (the channel's id) is announced to other processes: their channel
+ * directories, channel lists and credentials forget it.
  */
-export const ROUTES_CHANNEL = "platform_channel_routes"
+export const CHANNEL_CHANGES_NOTIFY = "platform_channel_changes"
 
 /** Every live directory of this process, so a channel change reaches them all at once. */
 const directories = new Set<{
@@ -60,7 +61,7 @@ const directories = new Set<{
  * the change committed): forgets its cached routes (and every cached miss) in
  * this process at once, and NOTIFYs other processes, which do the same. Never fails.
  */
-export const channelRoutesChanged = (channelId?: number): Effect.Effect<void> =>
+export const channelChanged = (channelId?: number): Effect.Effect<void> =>
   Effect.suspend(() => {
     let announce: Effect.Effect<void> = Effect.void
     for (const directory of directories) {
@@ -143,7 +144,7 @@ export class ChannelDirectory extends Effect.Service<ChannelDirectory>()("@platf
     const invalidate = (channelId?: number) => Effect.sync(() => forget(channelId))
 
     // Other processes' changes: RESYNC (every route changed) or one channel's.
-    const announce = yield* crossProcessInvalidation(ROUTES_CHANNEL, forget)
+    const announce = yield* crossProcessInvalidation(CHANNEL_CHANGES_NOTIFY, forget)
 
     const registration = { forget, announce }
     directories.add(registration)

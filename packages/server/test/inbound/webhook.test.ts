@@ -18,7 +18,7 @@ import {
 } from "../fixtures/meta/inbound.js"
 import { baseUrl } from "../support/server.js"
 import { ParkedStatuses } from "../../src/inbound/parked.js"
-import { channelRoutesChanged } from "../../src/inbound/channel-directory.js"
+import { channelChanged } from "../../src/inbound/channel-directory.js"
 import { ENVELOPE_KEYS, formOf, MESSAGE_DATA_KEYS } from "../support/envelope-form.js"
 import { createChannel, postInbound, TestInbound } from "./support.js"
 
@@ -381,7 +381,7 @@ layer(TestInbound(), { excludeTestServices: true })("/webhook/incoming", (it) =>
         insert into platform_channels (developer_account_id, type, name, phone_number_id, waba_id, display_phone_number)
         values (${ch.accountId}, 'chat', 'second', ${line.phone_number_id}, ${line.waba_id}, ${line.display_phone_number})
         returning id`.pipe(Effect.orDie)
-      yield* channelRoutesChanged()
+      yield* channelChanged()
       const routed = yield* postInbound(inboundText(line, "15551230001", "now routed"))
       expect(routed).toMatchObject({ status: 200, body: { status: "platform" } })
       const stored = yield* rows<{ n: number }>((sql) => sql`
@@ -389,7 +389,7 @@ layer(TestInbound(), { excludeTestServices: true })("/webhook/incoming", (it) =>
       expect(stored[0]!.n).toBe(1)
       // What Channels.disconnect does after its commit.
       yield* sql`update platform_channels set is_active = false, status = 'disconnected' where id = ${added!.id}`.pipe(Effect.orDie)
-      yield* channelRoutesChanged(added!.id)
+      yield* channelChanged(added!.id)
       const after = yield* postInbound(inboundText(line, "15551230001", "after disconnect"))
       expect(after).toMatchObject({ status: 200, body: { status: "ignored" } })
       const still = yield* rows<{ n: number }>((sql) => sql`
