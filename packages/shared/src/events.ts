@@ -1,25 +1,10 @@
 import { Schema } from "effect"
 import { Id, JsonObject, Timestamp, optional } from "./common.js"
+import { EVENT_TYPES } from "./event-types.js"
 import { API_VERSION } from "./limits.js"
 import { MessageDirection, MessageSource } from "./message.js"
 
-/** The 12 normalized event types (SPEC §6.1). */
-export const EventTypes = [
-  "message.received",
-  "message.sent",
-  "message.delivered",
-  "message.read",
-  "message.failed",
-  "message.echo",
-  "conversation.created",
-  "conversation.ended",
-  "conversation.inactive",
-  "channel.connected",
-  "channel.disconnected",
-  "template.status_changed"
-] as const
-
-export const EventType = Schema.Literal(...EventTypes).annotations({ identifier: "EventType" })
+export const EventType = Schema.Literal(...EVENT_TYPES).annotations({ identifier: "EventType" })
 export type EventType = typeof EventType.Type
 
 /** A catch-all subscription (empty event_types) receives every event but this one. */
@@ -160,7 +145,7 @@ export type GenericEnvelope = typeof GenericEnvelope.Type
 /** Envelope of an event type this version does not know yet (forward compatibility). */
 export const UnknownEnvelope = envelopeStruct(
   Schema.String.pipe(
-    Schema.filter((e) => !(EventTypes as ReadonlyArray<string>).includes(e) || "is a known event type")
+    Schema.filter((e) => !(EVENT_TYPES as ReadonlyArray<string>).includes(e) || "is a known event type")
   ),
   JsonObject
 ).annotations({ identifier: "UnknownEnvelope" })

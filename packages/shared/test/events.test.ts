@@ -8,7 +8,7 @@ import {
   type EnvelopeOf,
   type EventData,
   EventType,
-  EventTypes,
+  EVENT_TYPES,
   Scope,
   Scopes
 } from "@platform/shared"
@@ -17,7 +17,7 @@ import { pathsOf } from "./helpers.js"
 
 describe("event vocabulary", () => {
   it("has the 12 event types and 11 scopes of v1", () => {
-    expect(EventTypes).toHaveLength(12)
+    expect(EVENT_TYPES).toHaveLength(12)
     expect(Scopes).toHaveLength(11)
     expect(Schema.is(EventType)("message.echo")).toBe(true)
     expect(Schema.is(Scope)("read:channels")).toBe(true)

@@ -284,7 +284,7 @@ const cases: ReadonlyArray<readonly [string, Schema.Schema<any, any>, unknown]> 
   ["ApiKeyPatch", S.ApiKeyPatch, { is_active: false, rate_limit_per_minute: 10 }],
   ["ListQuery", S.ListQuery, { limit: "200", before: "c0" }],
   ["Page", S.Page(S.SendResult), { data: [{ channel_id: 1, message_id: "m", type: "text" }], has_more: false, next_cursor: null }],
-  ...S.EventTypes.map((event) => {
+  ...S.EVENT_TYPES.map((event) => {
     const data = event.startsWith("message.")
       ? event === "message.failed"
         ? {

@@ -1,3 +1,6 @@
+// A copy of @platform/shared's EVENT_TYPES, since this package is published without
+// dependencies; test/event-types-match-shared.test.ts fails when the two differ.
+
 /** The twelve event types the platform emits (SPEC §6.1), in SPEC order. */
 export const EVENT_TYPES = [
   "message.received",

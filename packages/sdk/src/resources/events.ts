@@ -1,26 +1,10 @@
+import { EVENT_TYPES as SHARED_EVENT_TYPES } from "@platform/shared"
 import { EventStream, type ServerSentEvent } from "../core/sse.js"
 import { APIResource, knownParams } from "../resource.js"
 import type { AnyEnvelope, Envelope, EventType, LastEventIdNotFound } from "../types.js"
 
 /** The 12 event types this SDK types (the stream may also carry newer ones). */
-export const EVENT_TYPES = [
-  "message.received",
-  "message.sent",
-  "message.delivered",
-  "message.read",
-  "message.failed",
-  "message.echo",
-  "conversation.created",
-  "conversation.ended",
-  "conversation.inactive",
-  "channel.connected",
-  "channel.disconnected",
-  "template.status_changed"
-] as const satisfies ReadonlyArray<EventType>
-
-// Fails to compile when @platform/shared gains an event type this list lacks.
-const everyEventType: EventType extends (typeof EVENT_TYPES)[number] ? true : never = true
-void everyEventType
+export const EVENT_TYPES = SHARED_EVENT_TYPES
 
 const knownTypes: ReadonlySet<string> = new Set(EVENT_TYPES)
 
