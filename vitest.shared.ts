@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import { defineConfig } from "vitest/config"
 
@@ -20,10 +21,17 @@ export const workspaceAliases = {
   "@platform/webhook-verify": source("./packages/webhook-verify/src/index.ts")
 }
 
+/**
+ * The SDK's version, which its build defines as `__SDK_VERSION__` (packages/sdk/tsup.config.ts);
+ * defined here too, since every package's tests run the SDK from source.
+ */
+const sdkVersion = (JSON.parse(readFileSync(source("./packages/sdk/package.json"), "utf8")) as { version: string }).version
+
 /** The vitest config of a package: its tests under test/, workspace aliases, generous timeouts for I/O tests. */
 export const packageConfig = (name: string) =>
   defineConfig({
     resolve: { alias: workspaceAliases },
+    define: { __SDK_VERSION__: JSON.stringify(sdkVersion) },
     test: {
       reporters: reporters(name),
       include: ["test/**/*.test.ts"],

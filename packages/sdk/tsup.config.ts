@@ -1,4 +1,7 @@
+import { readFileSync } from "node:fs"
 import { defineConfig } from "tsup"
+
+const { version } = JSON.parse(readFileSync(new URL("./package.json", import.meta.url), "utf8")) as { version: string }
 
 export default defineConfig([
   {
@@ -8,6 +11,8 @@ export default defineConfig([
     sourcemap: true,
     clean: true,
     target: "node20",
+    // VERSION (src/core/request.ts) is package.json's, so the two cannot differ.
+    define: { __SDK_VERSION__: JSON.stringify(version) },
     // The SDK's values from @platform/shared (EVENT_TYPES) are bundled: they are plain
     // data in modules that import nothing, so neither Effect nor the schemas ship.
     noExternal: ["@platform/shared"]

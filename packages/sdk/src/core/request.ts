@@ -10,8 +10,12 @@ import {
   parseRetryAfter
 } from "./errors.js"
 
+// package.json's version: defined by the build (tsup.config.ts) and by vitest, which
+// runs this source (vitest.shared.ts); anything else running the source says so.
+declare const __SDK_VERSION__: string | undefined
+
 /** The SDK version, sent in `User-Agent`. */
-export const VERSION = "0.1.0"
+export const VERSION: string = typeof __SDK_VERSION__ === "string" ? __SDK_VERSION__ : "0.0.0-source"
 
 /** Per-call options accepted as the last argument of every method. */
 export interface RequestOptions {
