@@ -3,6 +3,7 @@ import { type Plan, PLAN_LIMITS, type SendMessage } from "@platform/shared"
 import { Clock, Effect } from "effect"
 import { ChannelCredentialsCache } from "../channels/channel-credentials.js"
 import { Messages } from "../messages/messages.js"
+import { broadcastRecipientSend } from "./broadcast-recipient-send.js"
 
 /** Recipients claimed at a time: one batch is a few seconds of sending at the upstream's 80 messages a second. */
 export const BROADCAST_BATCH_SIZE = 100
@@ -73,7 +74,7 @@ const templateSend = (r: Claimed): SendMessage => {
 export class BroadcastSender extends Effect.Service<BroadcastSender>()("@platform/server/BroadcastSender", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const messages = yield* Messages
+    const sendToRecipient = broadcastRecipientSend(sql, yield* Messages)
     const channels = yield* ChannelCredentialsCache
 
     /** Scheduled broadcasts that came due, of accounts whose plan allows broadcasts (see BROADCAST_PLANS). */
@@ -183,7 +184,7 @@ export class BroadcastSender extends Effect.Service<BroadcastSender>()("@platfor
             yield* release([group[i]!.id])
             continue
           }
-          const outcome = yield* messages.sendToRecipient(channel.right, templateSend(group[i]!), group[i]!.id)
+          const outcome = yield* sendToRecipient(channel.right, templateSend(group[i]!), group[i]!.id)
           if (outcome === "throttled") {
             yield* release(group.slice(i + 1).map((r) => r.id))
             return { sent, failed, throttled: group.length - i }
