@@ -2,7 +2,7 @@ import { Effect, Layer } from "effect"
 import { AppConfig } from "./config.js"
 import { DatabaseLive } from "./db/client.js"
 import { DemoLive } from "./demo.js"
-import { DomainLive } from "./services.js"
+import { DomainLive, KernelLive } from "./services.js"
 import { HttpLive } from "./server.js"
 import { LoggingLive } from "./logging.js"
 import { ContactWipeSweepLive } from "./contacts/contact-wipe-sweep.js"
@@ -16,7 +16,7 @@ import { TemplateSweepLive } from "./templates/template-sweep.js"
 /** The background workers; only where `ROLE` runs them. */
 const WorkersLive = Layer.unwrapEffect(
   Effect.map(AppConfig, (config) => (config.runsWorkers ? Layer.mergeAll(RawForwardSweepLive, DeliveryWorkersLive, ParkedStatusSweepLive, ContactWipeSweepLive, BroadcastSendCycleLive, TemplateSweepLive, ExpiryPruneLive) : Layer.empty))
-).pipe(Layer.provide(DomainLive))
+).pipe(Layer.provide(KernelLive))
 
 /**
  * The first-run demo account (sandbox, not production), set up in the background once

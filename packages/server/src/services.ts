@@ -27,11 +27,18 @@ import { EventStream } from "./events/event-stream.js"
 import { Subscriptions } from "./webhooks/subscriptions.js"
 
 /**
- * Accounts, sessions, keys, usage, channels, the outbox, messaging, the stored history and contacts, media, over
- * SqlClient and AppConfig. One instance each per process (the key cache, the channel
- * credentials cache and the in-process rate limiter are state). ChannelOnboarding runs
- * connect over the Upstream service in both modes (the simulator over HTTP in sandbox).
- * Broadcasts send through Messages, so Messages is provided to them.
+ * What the services stand on besides the database and the configuration: the upstream
+ * (the simulator over HTTP in sandbox mode, or Meta), secrets at rest, the outbox,
+ * wake-ups and the rate limiter. The workers take it too.
+ */
+export const KernelLive = Layer.mergeAll(UpstreamLive, Secrets.Default, Events.Default, DeliveryWakeup.Default, RateLimiter.Live)
+
+/**
+ * Accounts, sessions, keys, usage, channels, messaging, the stored history and contacts,
+ * templates, broadcasts, media. Each service declares the services it uses (its
+ * `dependencies`), so a worker provides only its own; one instance each per process all
+ * the same, as layers are memoized by reference (the key cache, the channel credentials
+ * cache and the in-process rate limiter are state).
  */
 export const DomainLive = Layer.mergeAll(
   Broadcasts.Default,
@@ -41,22 +48,22 @@ export const DomainLive = Layer.mergeAll(
   Accounts.Default,
   Channels.Default,
   ChannelOperations.Default,
+  ChannelOnboarding.Default,
+  ChannelCredentialsCache.Default,
   MessageHistory.Default,
+  Messages.Default,
+  Idempotency.Default,
+  Usage.Default,
   Contacts.Default,
   Media.Default,
   Templates.Default,
   SandboxInbound.Default
-).pipe(
-  Layer.provideMerge(Messages.Default),
-  Layer.provideMerge(ChannelOnboarding.Default),
-  Layer.provideMerge(Layer.mergeAll(ChannelCredentialsCache.Default, Idempotency.Default, UpstreamLive)),
-  Layer.provideMerge(Layer.mergeAll(Usage.Default, Events.Default, Secrets.Default, RateLimiter.Live, DeliveryWakeup.Default))
-)
+).pipe(Layer.provideMerge(KernelLive))
 
-/** Subscriptions, deliveries, the conversation status change and the event stream; Secrets and Events come from DomainLive. */
+/** Subscriptions, deliveries, the conversation status change and the event stream. */
 export const DeliveryDomainLive = Layer.mergeAll(
   Subscriptions.Default,
   Deliveries.Default,
   Conversations.Default,
   EventStream.Default
-).pipe(Layer.provideMerge(DeliveryWakeup.Default))
+)

@@ -269,5 +269,6 @@ export class Accounts extends Effect.Service<Accounts>()("@platform/server/Accou
       removeMember,
       findUserIdByEmail
     } as const
-  })
+  }),
+  dependencies: [Usage.Default]
 }) {}

@@ -65,5 +65,6 @@ export class Sessions extends Effect.Service<Sessions>()("@platform/server/Sessi
     })
 
     return { create, resolve, revoke } as const
-  })
+  }),
+  dependencies: [Secrets.Default]
 }) {}

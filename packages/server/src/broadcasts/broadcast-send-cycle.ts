@@ -49,5 +49,7 @@ export const broadcastSendCycle = (ticks?: SubscriptionRef.SubscriptionRef<numbe
     return yield* tick.pipe(Effect.repeat(BROADCAST_CYCLE), Effect.asVoid)
   }).pipe(Effect.scoped)
 
-/** The send cycle as a scoped fiber (registered only where workers run; the app provides the sender's services). */
-export const BroadcastSendCycleLive = Layer.scopedDiscard(Effect.forkScoped(broadcastSendCycle()))
+/** The send cycle as a scoped fiber (registered only where workers run). */
+export const BroadcastSendCycleLive = Layer.scopedDiscard(Effect.forkScoped(broadcastSendCycle())).pipe(
+  Layer.provide(BroadcastSender.Default)
+)

@@ -265,5 +265,6 @@ export class BroadcastSender extends Effect.Service<BroadcastSender>()("@platfor
     })
 
     return { runOnce } as const
-  })
+  }),
+  dependencies: [ChannelCredentialsCache.Default, Messages.Default]
 }) {}

@@ -371,5 +371,6 @@ export class Broadcasts extends Effect.Service<Broadcasts>()("@platform/server/B
     })
 
     return { create, list, get, addRecipients, listRecipients, schedule, send, cancel } as const
-  })
+  }),
+  dependencies: [ChannelCredentialsCache.Default, Idempotency.Default, Messages.Default, Usage.Default]
 }) {}

@@ -111,6 +111,7 @@ export class ChannelCredentialsCache extends Effect.Service<ChannelCredentialsCa
       const invalidate = (channelId: number) => Effect.sync(() => entries.delete(channelId))
 
       return { get, invalidate } as const
-    })
+    }),
+    dependencies: [Secrets.Default]
   }
 ) {}

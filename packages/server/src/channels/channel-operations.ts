@@ -141,5 +141,6 @@ export class ChannelOperations extends Effect.Service<ChannelOperations>()("@pla
       unblockUsers: block(false),
       setTwoFactorPin
     } as const
-  })
+  }),
+  dependencies: [ChannelCredentialsCache.Default]
 }) {}

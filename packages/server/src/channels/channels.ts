@@ -109,7 +109,7 @@ export class Channels extends Effect.Service<Channels>()("@platform/server/Chann
     const events = yield* Events
     const onboarding = yield* ChannelOnboarding
     const config = yield* AppConfig
-    const credentials = yield* Effect.serviceOption(ChannelCredentialsCache)
+    const credentials = yield* ChannelCredentialsCache
 
     const rows = (accountId: number, type?: ChannelType) =>
       sql<ChannelRow>`
@@ -308,7 +308,7 @@ export class Channels extends Effect.Service<Channels>()("@platform/server/Chann
           where id = ${channelId} and developer_account_id = ${accountId} and status = 'connected'
           returning id, type, phone_number_id, social_id`
         if (row === undefined) return yield* new NotFound({ message: "channel not found" })
-        if (credentials._tag === "Some") yield* credentials.value.invalidate(row.id)
+        yield* credentials.invalidate(row.id)
         yield* events.write({
           event: "channel.disconnected",
           developer_account_id: accountId,
@@ -389,5 +389,6 @@ export class Channels extends Effect.Service<Channels>()("@platform/server/Chann
     )
 
     return { listJson, invalidate, setInbound, listDashboard, connectChat, connectSocial, disconnect, configureWebhook } as const
-  })
+  }),
+  dependencies: [ChannelCredentialsCache.Default, ChannelOnboarding.Default, Events.Default, Secrets.Default]
 }) {}

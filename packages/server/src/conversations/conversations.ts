@@ -125,5 +125,6 @@ export class Conversations extends Effect.Service<Conversations>()("@platform/se
     })
 
     return { list, get, setStatus } as const
-  })
+  }),
+  dependencies: [DeliveryWakeup.Default, Events.Default]
 }) {}

@@ -338,5 +338,6 @@ export class Media extends Effect.Service<Media>()("@platform/server/Media", {
     })
 
     return { uploadMultipart, uploadFromUrl, url, download, delete: remove } as const
-  })
+  }),
+  dependencies: [ChannelCredentialsCache.Default, Secrets.Default]
 }) {}

@@ -235,5 +235,6 @@ export class Messages extends Effect.Service<Messages>()("@platform/server/Messa
       localTemplate(sql, channel, name, language)
 
     return { send, markRead, prepare, deliver, localTemplate: storedTemplate } as const
-  })
+  }),
+  dependencies: [ChannelCredentialsCache.Default, Idempotency.Default, Usage.Default]
 }) {}

@@ -19,4 +19,6 @@ export const templateSweep = (ticks?: SubscriptionRef.SubscriptionRef<number>) =
     periodic("template sweep", templates.sweepStale(), Schedule.spaced(TEMPLATE_SWEEP_INTERVAL), ticks))
 
 /** Settles template edits and creates whose process died mid-call (registered only where workers run). */
-export const TemplateSweepLive = Layer.scopedDiscard(Effect.forkScoped(templateSweep()))
+export const TemplateSweepLive = Layer.scopedDiscard(Effect.forkScoped(templateSweep())).pipe(
+  Layer.provide(Templates.Default)
+)

@@ -87,5 +87,6 @@ export class Templates extends Effect.Service<Templates>()("@platform/server/Tem
       uploadHeaderMedia,
       sweepStale: yield* makeTemplateSettle
     } as const
-  })
+  }),
+  dependencies: [ChannelCredentialsCache.Default]
 }) {}

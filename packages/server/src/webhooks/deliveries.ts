@@ -169,5 +169,6 @@ export class Deliveries extends Effect.Service<Deliveries>()("@platform/server/D
     })
 
     return { list, get, redeliver } as const
-  })
+  }),
+  dependencies: [DeliveryWakeup.Default]
 }) {}

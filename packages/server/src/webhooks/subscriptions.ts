@@ -351,5 +351,6 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@platform/se
     })
 
     return { create, list, get, update, delete: remove, resume, rotateSecret, test } as const
-  })
+  }),
+  dependencies: [DeliveryWakeup.Default, Secrets.Default]
 }) {}
