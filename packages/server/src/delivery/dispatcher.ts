@@ -10,7 +10,7 @@ import { DeliveryTransport } from "./transport.js"
 import { DeliveryWakeup } from "./wakeup.js"
 
 export type { ClaimedRow } from "./claims.js"
-export type { PumpOptions } from "./pump.js"
+export type { Pump, PumpOptions } from "./pump.js"
 
 export interface DispatchResult {
   readonly claimed: number
@@ -19,13 +19,15 @@ export interface DispatchResult {
 }
 
 /**
- * The normalized dispatcher (SPEC §3.5, §6.2-§6.4, DESIGN §6, §8). Each pass:
- * claim up to `batchSize` due rows with FOR UPDATE SKIP LOCKED (so any number of
- * passes and processes run side by side), POST them concurrently, record every
- * outcome (a row per failed attempt, the attempts counted) in ONE statement (record.ts). A message.* row waits while an
- * earlier row of the same (subscription, conversation_peer) is pending or
- * delivering, unless that one has been delivering for more than 30 s. Worker
- * processes run `pump`, the continuous pipeline (pump.ts).
+ * The normalized dispatcher (SPEC §3.5, §6.2-§6.4, DESIGN §6, §8): the claims,
+ * signed requests and record of the delivery engine, put together for the two
+ * loops of a worker process. `pump` is the continuous pipeline (pump.ts): rows
+ * claimed with FOR UPDATE SKIP LOCKED (so any number of processes run side by
+ * side), POSTed, every outcome recorded (a row per failed attempt, the attempts
+ * counted) in micro-batches of ONE statement each (record.ts). A message.* row
+ * waits while an earlier row of the same (subscription, conversation_peer) is
+ * pending or delivering, unless that one has been delivering for more than 30 s.
+ * `reclaimExpired` takes the rows whose lease expired.
  */
 export class Dispatcher extends Effect.Service<Dispatcher>()("@platform/server/Dispatcher", {
   effect: Effect.gen(function*() {
@@ -63,13 +65,6 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("@platform/server/D
         return { claimed: rows.length, delivered, failed: rows.length - delivered }
       })
 
-    /** One pass: claim due rows, POST them concurrently, record the outcomes. */
-    const runOnce = Effect.fn("Dispatcher.runOnce")(function*(batchSize: number = 100) {
-      const claimedAt = new Date(yield* Clock.currentTimeMillis)
-      const rows = yield* claims.claim(claimedAt, batchSize)
-      return yield* deliver(rows, claimedAt)
-    })
-
     /** Takes rows whose lease (30 s in delivering) expired and delivers them again. */
     const reclaimExpired = Effect.fn("Dispatcher.reclaimExpired")(function*(batchSize: number = 100) {
       const claimedAt = new Date(yield* Clock.currentTimeMillis)
@@ -77,10 +72,10 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("@platform/server/D
       return yield* deliver(rows, claimedAt)
     })
 
-    /** The continuous pipeline of a worker process (pump.ts); scoped. */
+    /** The continuous pipeline of a worker process (pump.ts); scoped, it runs until its scope closes. */
     const pump = (options: PumpOptions = {}) =>
       runPump({ wakeup, transport, ...claims, ...requests, record }, options)
 
-    return { runOnce, reclaimExpired, pump } as const
+    return { reclaimExpired, pump } as const
   })
 }) {}

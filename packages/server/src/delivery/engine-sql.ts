@@ -17,7 +17,7 @@ import { PgPool, poolQuery, scopedPool } from "../db/client.js"
  */
 const ENGINE_PLANNER = { enable_seqscan: "off", enable_bitmapscan: "off", plan_cache_mode: "force_generic_plan" }
 
-/** Fan-out (1), the claimer (1), the recorders (2), a dispatch pass or lease reclaim (2). */
+/** Fan-out (1), the claimer (1), the recorders (2), the lease reclaimer and a spare (2). */
 const ENGINE_CONNECTIONS = 6
 
 export interface EngineSqlShape {

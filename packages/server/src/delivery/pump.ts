@@ -1,4 +1,4 @@
-import { Chunk, Clock, Duration, Effect, Exit, Option, Queue } from "effect"
+import { Chunk, Clock, Duration, Effect, Exit, Option, Queue, type Scope } from "effect"
 import type { ClaimedRow } from "./claims.js"
 import type { Settled } from "./record.js"
 import { type CachedKeys, unsendable } from "./requests.js"
@@ -44,6 +44,18 @@ export interface PumpParts {
   }
 }
 
+/** A running pump, as the one who started it sees it. */
+export interface Pump {
+  /**
+   * Completes once the pump has nothing in hand: no claim owed or running, no POST
+   * running, no outcome left to record, no conversation left to probe, no wake-up
+   * pending. Only a wake-up, a hand-over from fan-out or the sweep gives it work
+   * again, so whoever stops writing can tell when what was due has been sent and
+   * recorded: the tests deliver through the pump and wait on this.
+   */
+  readonly idle: Effect.Effect<void>
+}
+
 /**
  * The continuous dispatcher of a worker process (DESIGN §8), a pipeline that never
  * waits for the slowest POST of a batch: ONE claimer keeps up to `maxInFlight` POSTs
@@ -57,7 +69,7 @@ export interface PumpParts {
  * the scope aborts the POSTs in flight, whose rows stay `delivering` until their
  * lease expires (redelivered, never lost).
  */
-export const runPump = (parts: PumpParts, options: PumpOptions = {}) =>
+export const runPump = (parts: PumpParts, options: PumpOptions = {}): Effect.Effect<Pump, never, Scope.Scope> =>
   Effect.gen(function*() {
     const { claim, claimHeads, keysFor, cachedKeys, record, request, transport, wakeup } = parts
     const maxInFlight = Math.max(1, options.maxInFlight ?? 256)
@@ -90,6 +102,18 @@ export const runPump = (parts: PumpParts, options: PumpOptions = {}) =>
     // rows was just recorded (the next one's turn) or inserted with nothing before it.
     const probes = new Map<string, readonly [number, string]>()
     let inFlight = 0
+    // Outcomes handed to the recorders and not yet recorded (the queue alone does not
+    // say: an outcome offered to a waiting recorder never shows in its size).
+    let unrecorded = 0
+    // The wake-up the claimer waits on when it has nothing to do (undefined while it
+    // works); one fired since has replaced wakeup.deliveries.current.
+    let parkedOn: Promise<void> | undefined
+    const quiet = new Pulse()
+    const isIdle = () =>
+      parkedOn === wakeup.deliveries.current && inFlight === 0 && unrecorded === 0 && probes.size === 0
+    const settle = () => {
+      if (isIdle()) quiet.fire()
+    }
 
     const probe = (pairs: ReadonlyArray<readonly [number, string]>) => {
       for (const pair of pairs) probes.set(pairKey(pair[0], pair[1]), pair)
@@ -101,11 +125,13 @@ export const runPump = (parts: PumpParts, options: PumpOptions = {}) =>
       inFlight -= slots
       releases += slots
       if (before < topUp && maxInFlight - inFlight >= topUp) roomy.fire()
+      settle()
     }
 
     const post = (row: ClaimedRow, claimedAt: Date, entry: CachedKeys) => {
       const missing = unsendable(row)
       if (missing !== undefined) {
+        unrecorded++
         Queue.unsafeOffer(settled, { row, outcome: missing, claimedAt })
         return release(1)
       }
@@ -114,7 +140,10 @@ export const runPump = (parts: PumpParts, options: PumpOptions = {}) =>
       running.add(controller)
       void transport.send(entry.url, headers, body, controller).then((outcome) => {
         running.delete(controller)
-        if (!closed) Queue.unsafeOffer(settled, { row, outcome, claimedAt })
+        if (!closed) {
+          unrecorded++
+          Queue.unsafeOffer(settled, { row, outcome, claimedAt })
+        }
         release(1)
       })
     }
@@ -210,9 +239,12 @@ export const runPump = (parts: PumpParts, options: PumpOptions = {}) =>
           yield* Effect.promise(() => Promise.race([slot, poked]))
           continue
         }
+        parkedOn = wake
+        settle()
         const woken = yield* Effect.promise(() => Promise.race([wake.then(() => true), poked.then(() => false)])).pipe(
           Effect.timeoutTo({ duration: sweep, onTimeout: () => true, onSuccess: (w) => w })
         )
+        parkedOn = undefined
         if (woken) owed = true
       }
     })
@@ -249,6 +281,8 @@ export const runPump = (parts: PumpParts, options: PumpOptions = {}) =>
         yield* startClaimed(next, claimedAt, turns)
         for (const row of next) pairs.delete(pairKey(row.subscription_id, row.conversation_peer ?? ""))
         probe([...pairs.values()])
+        unrecorded -= batch.length
+        settle()
       }
     })
 
@@ -279,4 +313,11 @@ export const runPump = (parts: PumpParts, options: PumpOptions = {}) =>
     // meanwhile, so a conversation's next turn waits for one record, not for two.
     yield* Effect.forkScoped(recorder)
     yield* Effect.forkScoped(recorder)
+
+    const idle: Effect.Effect<void> = Effect.suspend(() => {
+      // Taken before looking, so a pulse fired meanwhile is not lost.
+      const pulse = quiet.current
+      return isIdle() ? Effect.void : Effect.zipRight(Effect.promise(() => pulse), idle)
+    })
+    return { idle }
   })

@@ -2,13 +2,12 @@ import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { DeliveryBuffer } from "../../src/delivery/buffer.js"
-import { Dispatcher } from "../../src/delivery/dispatcher.js"
 import { FanOut } from "../../src/delivery/fan-out.js"
 import { InactivitySweep } from "../../src/delivery/inactivity.js"
 import { ContactWipe } from "../../src/contacts/contact-wipe.js"
 import { Events } from "../../src/outbox/events.js"
 import { baseUrl, request } from "../auth/support.js"
-import { createSubscription } from "../support/delivery.js"
+import { createSubscription, drainDeliveries } from "../support/delivery.js"
 import { startReceiver } from "../support/receiver.js"
 import { webhookDeveloper, WebhooksTestServer } from "../support/webhooks.js"
 import { seedThread, type SeededThread } from "../support/data-plane.js"
@@ -195,8 +194,7 @@ layer(WebhooksTestServer, { excludeTestServices: true, timeout: 60_000 })("conta
         )
 
         // The deliveries still pending send the redacted envelopes.
-        const dispatcher = yield* Dispatcher
-        for (let i = 0; i < 20 && (yield* dispatcher.runOnce()).claimed > 0; i++) { /* until none is due */ }
+        yield* drainDeliveries()
         expect(receiver.received).toHaveLength(12)
         expectRedacted(receiver.received.map((r) => JSON.parse(r.body.toString("utf8"))), [7, 3, 4])
 

@@ -3,9 +3,15 @@ import { expect, layer } from "@effect/vitest"
 import { Duration, Effect, TestClock } from "effect"
 import { Webhook } from "standardwebhooks"
 import { DeliveryBuffer } from "../../src/delivery/buffer.js"
-import { Dispatcher } from "../../src/delivery/dispatcher.js"
 import { FanOut } from "../../src/delivery/fan-out.js"
-import { createAccount, createSubscription, deliveriesOf, TestEngine, writeMessageEvent } from "../support/delivery.js"
+import {
+  createAccount,
+  createSubscription,
+  deliveriesOf,
+  drainDeliveries,
+  TestEngine,
+  writeMessageEvent
+} from "../support/delivery.js"
 import { ENVELOPE_KEYS } from "../support/envelope-form.js"
 import { type Received, startReceiver } from "../support/receiver.js"
 
@@ -35,12 +41,11 @@ layer(TestEngine)("buffering (SPEC §6.4)", (it) => {
       yield* writeMessageEvent({ accountId, channelId, peer: "p", event: "message.read", text: "read 0" })
       const fanOut = yield* FanOut
       const buffer = yield* DeliveryBuffer
-      const dispatcher = yield* Dispatcher
       expect(yield* fanOut.runOnce()).toMatchObject({ events: 8, deliveries: 0, buffered: 8 })
 
       // Two full batches of message.sent go at once; the rest waits for its window.
       expect((yield* buffer.runOnce()).batches).toBe(2)
-      yield* dispatcher.runOnce()
+      yield* drainDeliveries()
       expect(receiver.received.map(batchTexts)).toEqual([
         ["sent 0 ✓ ünï", "sent 1 ✓ ünï", "sent 2 ✓ ünï"],
         ["sent 3 ✓ ünï", "sent 4 ✓ ünï", "sent 5 ✓ ünï"]
@@ -50,7 +55,7 @@ layer(TestEngine)("buffering (SPEC §6.4)", (it) => {
       expect((yield* buffer.runOnce()).batches).toBe(0)
       yield* TestClock.adjust(Duration.millis(1))
       expect((yield* buffer.runOnce()).batches).toBe(2)
-      yield* dispatcher.runOnce()
+      yield* drainDeliveries()
       expect(receiver.received.slice(2).map(batchTexts).sort()).toEqual([["read 0"], ["sent 6 ✓ ünï"]])
 
       const rows = yield* deliveriesOf(sub.id)
@@ -84,7 +89,7 @@ layer(TestEngine)("buffering (SPEC §6.4)", (it) => {
       expect((yield* buffer.runOnce()).nextDueAt).toBe(Date.parse("2025-06-02T00:00:05.000Z"))
       yield* TestClock.adjust(Duration.seconds(1))
       expect((yield* buffer.runOnce()).batches).toBe(1)
-      yield* (yield* Dispatcher).runOnce()
+      yield* drainDeliveries()
       expect(receiver.received.map(batchTexts)).toEqual([["a", "b"]])
     }))
 })

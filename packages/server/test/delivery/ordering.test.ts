@@ -5,7 +5,14 @@ import { Dispatcher } from "../../src/delivery/dispatcher.js"
 import { FanOut } from "../../src/delivery/fan-out.js"
 import { DeliveryWakeup } from "../../src/delivery/wakeup.js"
 import { deliveryWorkers } from "../../src/delivery/delivery-workers.js"
-import { createAccount, createSubscription, deliveriesOf, TestEngine, writeMessageEvent } from "../support/delivery.js"
+import {
+  createAccount,
+  createSubscription,
+  deliveriesOf,
+  drainDeliveries,
+  TestEngine,
+  writeMessageEvent
+} from "../support/delivery.js"
 import { eventually, type Received, startReceiver } from "../support/receiver.js"
 
 const textOf = (r: Received) => (JSON.parse(r.body.toString("utf8")) as { data: { peer_id: string; text: string } }).data
@@ -42,11 +49,10 @@ layer(TestEngine)("per-(subscription, conversation_peer) ordering (SPEC §6.4)",
         for (const peer of peers) yield* writeMessageEvent({ accountId, channelId, peer, text: `${peer} ${i}` })
       }
       yield* (yield* FanOut).runOnce()
-      const dispatcher = yield* Dispatcher
 
       // Without any clock movement, the steady peers drain completely while the
       // flaky head waits for its retry.
-      for (let pass = 0; pass < perPeer + 1; pass++) yield* dispatcher.runOnce()
+      yield* drainDeliveries()
       const steady = receiver.received.filter((r) => textOf(r).peer_id !== "flaky")
       expect(steady).toHaveLength(2 * perPeer)
       const flakyRows = (yield* deliveriesOf(sub.id)).filter((d) => d.envelope.data.peer_id === "flaky")
@@ -57,7 +63,7 @@ layer(TestEngine)("per-(subscription, conversation_peer) ordering (SPEC §6.4)",
         const rows = yield* deliveriesOf(sub.id)
         if (rows.every((d) => d.status === "delivered" || d.status === "failed")) break
         yield* TestClock.adjust(Duration.minutes(1))
-        yield* dispatcher.runOnce()
+        yield* drainDeliveries()
       }
       const final = yield* deliveriesOf(sub.id)
       expect(final.every((d) => d.status === "delivered" || d.status === "failed")).toBe(true)
@@ -93,17 +99,16 @@ layer(TestEngine)("per-(subscription, conversation_peer) ordering (SPEC §6.4)",
       const sql = yield* SqlClient.SqlClient
       yield* sql`update webhook_deliveries set status = 'delivering', delivering_since = ${new Date(t0)}
         where id = ${first!.id}`
-      const dispatcher = yield* Dispatcher
-      expect((yield* dispatcher.runOnce()).claimed).toBe(0)
+      expect((yield* drainDeliveries()).attempts).toBe(0)
       yield* TestClock.adjust(Duration.seconds(30))
-      expect((yield* dispatcher.runOnce()).claimed).toBe(0)
+      expect((yield* drainDeliveries()).attempts).toBe(0)
       yield* TestClock.adjust(Duration.millis(1))
-      expect((yield* dispatcher.runOnce()).claimed).toBe(1)
+      expect((yield* drainDeliveries()).attempts).toBe(1)
       const rows = yield* deliveriesOf(sub.id)
       expect(rows.find((r) => r.id === second!.id)!.status).toBe("delivered")
       expect(rows.find((r) => r.id === first!.id)!.status).toBe("delivering")
       // The expired lease itself is taken again by the reclaimer.
-      expect((yield* dispatcher.reclaimExpired()).claimed).toBe(1)
+      expect((yield* (yield* Dispatcher).reclaimExpired()).claimed).toBe(1)
       expect((yield* deliveriesOf(sub.id)).every((r) => r.status === "delivered")).toBe(true)
       expect(receiver.received.map((r) => textOf(r).text)).toEqual(["second", "first"])
     }))
@@ -121,7 +126,7 @@ layer(TestEngine)("per-(subscription, conversation_peer) ordering (SPEC §6.4)",
                   ${JSON.stringify({ id: `evt_${String(i).padStart(32, "0")}`, event: "conversation.ended", data: {} })}::jsonb)`
       }
       yield* (yield* FanOut).runOnce()
-      expect((yield* (yield* Dispatcher).runOnce()).claimed).toBe(3)
+      expect((yield* drainDeliveries()).attempts).toBe(3)
       expect((yield* deliveriesOf(sub.id)).every((d) => d.attempts === 1)).toBe(true)
     }))
 })

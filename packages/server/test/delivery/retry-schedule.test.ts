@@ -2,9 +2,15 @@ import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { RETRY_DELAYS_MINUTES } from "@platform/shared"
 import { Duration, Effect, TestClock } from "effect"
-import { Dispatcher } from "../../src/delivery/dispatcher.js"
 import { FanOut } from "../../src/delivery/fan-out.js"
-import { createAccount, createSubscription, deliveriesOf, TestEngine, writeMessageEvent } from "../support/delivery.js"
+import {
+  createAccount,
+  createSubscription,
+  deliveriesOf,
+  drainDeliveries,
+  TestEngine,
+  writeMessageEvent
+} from "../support/delivery.js"
 import { startReceiver } from "../support/receiver.js"
 
 layer(TestEngine)("retry schedule (SPEC §6.3)", (it) => {
@@ -17,10 +23,9 @@ layer(TestEngine)("retry schedule (SPEC §6.3)", (it) => {
       const sub = yield* createSubscription({ accountId, url: receiver.url })
       const event = yield* writeMessageEvent({ accountId, channelId, peer: "p1" })
       const fanOut = yield* FanOut
-      const dispatcher = yield* Dispatcher
       expect((yield* fanOut.runOnce()).deliveries).toBe(1)
 
-      expect((yield* dispatcher.runOnce()).claimed).toBe(1)
+      expect((yield* drainDeliveries()).attempts).toBe(1)
       let elapsed = 0
       for (let attempt = 2; attempt <= 5; attempt++) {
         const [row] = yield* deliveriesOf(sub.id)
@@ -30,15 +35,15 @@ layer(TestEngine)("retry schedule (SPEC §6.3)", (it) => {
         expect(row!.next_retry_at!.getTime()).toBe(t0 + elapsed + delay)
         // One millisecond early: nothing is due.
         yield* TestClock.adjust(Duration.millis(delay - 1))
-        expect((yield* dispatcher.runOnce()).claimed).toBe(0)
+        expect((yield* drainDeliveries()).attempts).toBe(0)
         yield* TestClock.adjust(Duration.millis(1))
-        expect((yield* dispatcher.runOnce()).claimed).toBe(1)
+        expect((yield* drainDeliveries()).attempts).toBe(1)
         elapsed += delay
       }
       const [last] = yield* deliveriesOf(sub.id)
       expect(last).toMatchObject({ status: "failed", attempts: 5, next_retry_at: null, response_status: 503 })
       yield* TestClock.adjust(Duration.hours(24))
-      expect((yield* dispatcher.runOnce()).claimed).toBe(0)
+      expect((yield* drainDeliveries()).attempts).toBe(0)
 
       expect(receiver.received).toHaveLength(5)
       for (const r of receiver.received) {
@@ -63,10 +68,9 @@ layer(TestEngine)("retry schedule (SPEC §6.3)", (it) => {
       const sub = yield* createSubscription({ accountId, url: receiver.url })
       yield* writeMessageEvent({ accountId, channelId, peer: "p1" })
       yield* (yield* FanOut).runOnce()
-      const dispatcher = yield* Dispatcher
-      yield* dispatcher.runOnce()
+      yield* drainDeliveries()
       yield* TestClock.adjust(Duration.minutes(1))
-      yield* dispatcher.runOnce()
+      yield* drainDeliveries()
       const [row] = yield* deliveriesOf(sub.id)
       expect(row).toMatchObject({ status: "delivered", attempts: 2, next_retry_at: null, response_status: 204 })
       expect(row!.delivered_at!.toISOString()).toBe("2025-03-02T12:01:00.000Z")

@@ -5,7 +5,6 @@ import { Effect } from "effect"
 import { readFileSync } from "node:fs"
 import { Webhook } from "standardwebhooks"
 import { Secrets } from "../../src/crypto/secrets.js"
-import { Dispatcher } from "../../src/delivery/dispatcher.js"
 import { FanOut } from "../../src/delivery/fan-out.js"
 import {
   newSubscriptionSecret,
@@ -14,7 +13,7 @@ import {
   standardSignature,
   stripReservedHeaders
 } from "../../src/delivery/signer.js"
-import { createAccount, createSubscription, TestEngine, writeMessageEvent } from "../support/delivery.js"
+import { createAccount, createSubscription, drainDeliveries, TestEngine, writeMessageEvent } from "../support/delivery.js"
 import { ENVELOPE_KEYS, formOf } from "../support/envelope-form.js"
 import { startReceiver, type Received } from "../support/receiver.js"
 
@@ -86,7 +85,7 @@ layer(TestEngine, { excludeTestServices: true })("delivery signatures", (it) => 
       })
       const event = yield* writeMessageEvent({ accountId, channelId, peer: "p-ü", text: NON_ASCII })
       yield* (yield* FanOut).runOnce()
-      yield* (yield* Dispatcher).runOnce()
+      yield* drainDeliveries()
       const [r] = yield* receiver.waitFor(1)
       const body = r!.body.toString("utf8")
       expect(body).toContain(NON_ASCII)
@@ -129,7 +128,7 @@ layer(TestEngine, { excludeTestServices: true })("delivery signatures", (it) => 
         where id = ${sub.id}`
       yield* writeMessageEvent({ accountId, channelId, peer: "p", text: NON_ASCII })
       yield* (yield* FanOut).runOnce()
-      yield* (yield* Dispatcher).runOnce()
+      yield* drainDeliveries()
       const [r] = yield* receiver.waitFor(1)
       const h = headersOf(r!)
       const body = r!.body.toString("utf8")
@@ -143,7 +142,7 @@ layer(TestEngine, { excludeTestServices: true })("delivery signatures", (it) => 
         updated_at = now() where id = ${sub.id}`
       yield* writeMessageEvent({ accountId, channelId, peer: "p2" })
       yield* (yield* FanOut).runOnce()
-      yield* (yield* Dispatcher).runOnce()
+      yield* drainDeliveries()
       const [, r2] = yield* receiver.waitFor(2)
       const h2 = headersOf(r2!)
       expect(h2["webhook-signature"]!.split(" ")).toHaveLength(1)

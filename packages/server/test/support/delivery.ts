@@ -1,9 +1,10 @@
 import { SqlClient } from "@effect/sql"
 import type { EventType } from "@platform/shared"
-import { Effect, Layer } from "effect"
+import { Clock, Duration, Effect, Layer } from "effect"
 import { AppConfig } from "../../src/config.js"
 import { Secrets } from "../../src/crypto/secrets.js"
 import { deliveryEnvelope } from "../../src/outbox/envelope.js"
+import { Dispatcher, type PumpOptions } from "../../src/delivery/dispatcher.js"
 import { newSubscriptionSecret } from "../../src/delivery/signer.js"
 import { Events } from "../../src/outbox/events.js"
 import { DeliveryEngineLive } from "../../src/delivery/delivery-workers.js"
@@ -121,3 +122,43 @@ export const deliveriesOf = (subscriptionId: number) =>
     }>`select d.*, d.envelope as own_envelope, ${sql.literal(deliveryEnvelope("d"))} as envelope
        from webhook_deliveries d where d.subscription_id = ${subscriptionId} order by d.id`
   ).pipe(Effect.orDie)
+
+const attemptsRecorded = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+  sql<{ n: number }>`select coalesce(sum(attempts), 0)::int as n from webhook_deliveries`
+).pipe(Effect.map(([row]) => row!.n), Effect.orDie)
+
+/**
+ * The clock of a drained pump: the caller's time (a TestClock decides what is due and
+ * stamps the rows) with real waits. A recorder waits 3 ms of the clock for more
+ * outcomes while a claim holds its slots, and a TestClock would never let them pass.
+ */
+const pumpClock = Effect.map(Effect.clock, (clock): Clock.Clock => {
+  const live = Clock.make()
+  return {
+    [Clock.ClockTypeId]: Clock.ClockTypeId,
+    unsafeCurrentTimeMillis: () => clock.unsafeCurrentTimeMillis(),
+    currentTimeMillis: clock.currentTimeMillis,
+    unsafeCurrentTimeNanos: () => clock.unsafeCurrentTimeNanos(),
+    currentTimeNanos: clock.currentTimeNanos,
+    sleep: (duration) => live.sleep(duration)
+  }
+})
+
+/**
+ * Delivers what is due as a worker process does: runs the dispatcher's pump (pump.ts,
+ * the pipeline `deliveryWorkers` starts) until it has nothing in hand, so every row
+ * due by the Effect clock is claimed, POSTed and recorded, and each conversation's
+ * next row whose turn comes on the way too. Its sweep is out of reach: under a
+ * TestClock the clock alone decides what is due. Returns the attempts recorded
+ * meanwhile.
+ */
+export const drainDeliveries = (options: PumpOptions = {}) =>
+  Effect.gen(function*() {
+    const dispatcher = yield* Dispatcher
+    const before = yield* attemptsRecorded
+    yield* Effect.flatMap(dispatcher.pump({ sweep: Duration.days(1), ...options }), (pump) => pump.idle).pipe(
+      Effect.scoped,
+      Effect.withClock(yield* pumpClock)
+    )
+    return { attempts: (yield* attemptsRecorded) - before }
+  })

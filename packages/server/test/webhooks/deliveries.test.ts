@@ -1,9 +1,9 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Duration, Effect, TestClock, TestContext } from "effect"
-import { Dispatcher } from "../../src/delivery/dispatcher.js"
 import { FanOut } from "../../src/delivery/fan-out.js"
 import { baseUrl, createKey, request } from "../auth/support.js"
+import { drainDeliveries } from "../support/delivery.js"
 import { startReceiver } from "../support/receiver.js"
 import { webhookDeveloper, WebhooksTestServer } from "../support/webhooks.js"
 
@@ -20,9 +20,8 @@ layer(WebhooksTestServer, { excludeTestServices: true })("deliveries API, conver
       // The server stamped the row with the wall clock; from here the dispatcher runs on the TestClock.
       const t0 = Date.now() + 1000
       yield* TestClock.setTime(t0)
-      const dispatcher = yield* Dispatcher
       const offsets = [1, 6, 36, 156]
-      yield* dispatcher.runOnce()
+      yield* drainDeliveries()
       for (let attempt = 1; attempt <= 5; attempt++) {
         const d = yield* request("GET", `/platform/v1/webhooks/deliveries/${id}`, { key })
         expect(d.body.attempts).toBe(attempt)
@@ -32,7 +31,7 @@ layer(WebhooksTestServer, { excludeTestServices: true })("deliveries API, conver
           expect(d.body.status).toBe("pending")
           expect(d.body.next_retry_at).toBe(new Date(t0 + offsets[attempt - 1]! * 60_000).toISOString())
           yield* TestClock.setTime(t0 + offsets[attempt - 1]! * 60_000)
-          yield* dispatcher.runOnce()
+          yield* drainDeliveries()
         } else {
           expect(d.body).toMatchObject({ status: "failed", next_retry_at: null, delivered_at: null })
         }
@@ -70,8 +69,7 @@ layer(WebhooksTestServer, { excludeTestServices: true })("deliveries API, conver
       expect(test.body).toMatchObject({ attempts: 0, last_error: null, latency_ms: null })
       const t0 = Date.now() + 1000
       yield* TestClock.setTime(t0)
-      const dispatcher = yield* Dispatcher
-      yield* dispatcher.runOnce()
+      yield* drainDeliveries()
       const refused = (yield* request("GET", `/platform/v1/webhooks/deliveries/${test.body.id}`, { key })).body
       expect(refused).toMatchObject({ status: "pending", attempts: 1, response_status: null, response_body_snippet: null })
       expect(refused.last_error).toBe("connection refused (ECONNREFUSED)")
@@ -79,14 +77,14 @@ layer(WebhooksTestServer, { excludeTestServices: true })("deliveries API, conver
 
       yield* request("PATCH", `/platform/v1/webhooks/subscriptions/${sub.body.id}`, { key, body: { target_url: receiver.url } })
       yield* TestClock.setTime(t0 + 60_000)
-      yield* dispatcher.runOnce()
+      yield* drainDeliveries()
       const listed = yield* request("GET", `/platform/v1/webhooks/deliveries?subscription_id=${sub.body.id}`, { key })
       expect(listed.body.data[0]).toMatchObject({ attempts: 2, response_status: 503, last_error: "HTTP 503" })
       expect(listed.body.data[0].latency_ms).toBeGreaterThanOrEqual(0)
 
       answer = 200
       yield* TestClock.setTime(t0 + 6 * 60_000)
-      yield* dispatcher.runOnce()
+      yield* drainDeliveries()
       const delivered = (yield* request("GET", `/platform/v1/webhooks/deliveries/${test.body.id}`, { key })).body
       expect(delivered).toMatchObject({ status: "delivered", attempts: 3, response_status: 200, last_error: null })
       expect(delivered.latency_ms).toBeGreaterThanOrEqual(0)
@@ -199,7 +197,7 @@ layer(WebhooksTestServer, { excludeTestServices: true })("deliveries API, conver
       expect(eventId).toBeDefined()
 
       yield* (yield* FanOut).runOnce()
-      yield* (yield* Dispatcher).runOnce()
+      yield* drainDeliveries()
       const [r] = yield* receiver.waitFor(1)
       expect(JSON.parse(r!.body.toString())).toMatchObject({
         id: eventId,

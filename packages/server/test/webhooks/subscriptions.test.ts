@@ -5,9 +5,9 @@ import { expect, layer } from "@effect/vitest"
 import { CUSTOM_HEADERS_MAX_BYTES, TARGET_URL_MAX } from "@platform/shared"
 import { Effect, TestClock, TestContext } from "effect"
 import { AutoPause } from "../../src/delivery/auto-pause.js"
-import { Dispatcher } from "../../src/delivery/dispatcher.js"
 import { Subscriptions } from "../../src/webhooks/subscriptions.js"
 import { createKey, request } from "../auth/support.js"
+import { drainDeliveries } from "../support/delivery.js"
 import { startReceiver } from "../support/receiver.js"
 import { webhookDeveloper, WebhooksTestServer } from "../support/webhooks.js"
 
@@ -167,12 +167,11 @@ layer(WebhooksTestServer, { excludeTestServices: true })("webhook subscription r
       const created = yield* request("POST", base, { key, body: { target_url: first.url } })
       const id = created.body.id
       const subscriptions = yield* Subscriptions
-      const dispatcher = yield* Dispatcher
       // Every write below is stamped with the same millisecond, past the rows' wall-clock due time.
       yield* TestClock.setTime(Date.now() + 1000)
       const sendTest = Effect.gen(function*() {
         yield* subscriptions.test(accountId, id)
-        yield* dispatcher.runOnce()
+        yield* drainDeliveries()
       })
       yield* subscriptions.update(accountId, id, { description: "v1" })
       yield* sendTest
@@ -366,7 +365,7 @@ layer(WebhooksTestServer, { excludeTestServices: true })("webhook subscription r
       const received = yield* request("POST", `${base}/${catchAll.body.id}/test?event_type=message.received`, { key })
       expect(received.status).toBe(200)
       expect(received.body.event_id).toMatch(/^evt_[0-9a-f]{32}$/)
-      yield* (yield* Dispatcher).runOnce()
+      yield* drainDeliveries()
       const deliveries = yield* receiver.waitFor(2)
       const sample = deliveries.find((r) => r.headers["x-platform-event-id"] === received.body.event_id)!
       const body = sample.body.toString("utf8")
@@ -396,7 +395,7 @@ layer(WebhooksTestServer, { excludeTestServices: true })("webhook subscription r
       for (const sub of [gone, kept]) {
         expect((yield* request("POST", `${base}/${sub.body.id}/test?event_type=message.sent`, { key })).status).toBe(200)
       }
-      yield* (yield* Dispatcher).runOnce()
+      yield* drainDeliveries()
       yield* receiver.waitFor(2)
       const counts = (subscriptionId: number) =>
         sql<{ deliveries: number; attempts: number }>`
