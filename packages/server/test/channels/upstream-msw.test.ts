@@ -1,39 +1,20 @@
-import { afterAll, afterEach, beforeAll, expect, layer } from "@effect/vitest"
+import { expect, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { http, HttpResponse } from "msw"
-import { setupServer } from "msw/node"
-import { Secrets } from "../../src/crypto/secrets.js"
-import { createKey, signup } from "../auth/support.js"
 import { errorHandlers, GRAPH, makeRecorder, META_ERROR_FIXTURES, META_RESPONSES, successHandlers, VERSION } from "../fixtures/meta/index.js"
-import { MessagingTestServer, request, sql } from "../messages/support.js"
+import { MessagingTestServer, request } from "../messages/support.js"
+import { graphDeveloper, graphMock, GRAPH_LINE, once } from "../support/graph-mock.js"
 import { captureLogs } from "../support/log-capture.js"
 
 // Only Graph traffic is mocked; the test's own requests to the loopback server pass through.
-const msw = setupServer()
-beforeAll(() => msw.listen({ onUnhandledRequest: "bypass" }))
-afterEach(() => msw.resetHandlers())
-afterAll(() => msw.close())
+const msw = graphMock("bypass")
 
 const TOKEN = "EAAGmswChannelOpsToken0123456789abcdef"
-const PNID = "106540352242922"
+const PNID = GRAPH_LINE.phone_number_id
 const PIN = "864209"
 const logs = captureLogs()
 
-/** A developer with a key and a chat channel inserted directly (connect would call the mocked Graph API too). */
-const setupMeta = Effect.gen(function*() {
-  const dev = yield* signup("chanops-msw")
-  const { key } = yield* createKey(dev, { rate_limit_per_minute: 100000 })
-  const secrets = yield* Secrets
-  const q = yield* sql
-  const [row] = yield* q<{ id: number }>`
-    insert into platform_channels (developer_account_id, type, name, phone_number_id, waba_id, access_token_encrypted)
-    values (${dev.accountId}, 'chat', 'msw', ${PNID}, '102290129340398', ${secrets.encrypt(TOKEN)})
-    returning id`
-  return { dev, key, chat: row!.id }
-})
-
-let ready: Effect.Effect.Success<typeof setupMeta> | undefined
-const ctx = Effect.suspend(() => (ready ? Effect.succeed(ready) : setupMeta.pipe(Effect.tap((s) => (ready = s)))))
+const ctx = once(graphDeveloper("chanops-msw", { token: TOKEN }))
 
 const at = (channelId: number, edge: string) => `/platform/v1/channels/${channelId}/${edge}`
 

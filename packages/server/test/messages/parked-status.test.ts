@@ -1,36 +1,17 @@
-import { afterAll, afterEach, beforeAll, expect, layer } from "@effect/vitest"
+import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { http, HttpResponse } from "msw"
-import { setupServer } from "msw/node"
-import { Secrets } from "../../src/crypto/secrets.js"
-import { createKey, signup } from "../auth/support.js"
 import { GRAPH, VERSION } from "../fixtures/meta/index.js"
 import { inboundText, signedBody, statusCallback, wamid } from "../fixtures/meta/inbound.js"
 import { ENVELOPE_KEYS, formOf, MESSAGE_DATA_KEYS } from "../support/envelope-form.js"
+import { graphDeveloper, graphMock, GRAPH_LINE, once } from "../support/graph-mock.js"
 import { baseUrl } from "../support/server.js"
 import { MessagingTestServer, send, sql } from "./support.js"
 
 // Only Graph traffic is mocked; the test's own requests to the loopback server pass through.
-const msw = setupServer()
-beforeAll(() => msw.listen({ onUnhandledRequest: "bypass" }))
-afterEach(() => msw.resetHandlers())
-afterAll(() => msw.close())
+const msw = graphMock("bypass")
 
-const LINE = { waba_id: "102290129340398", phone_number_id: "106540352242922" }
-
-const setupMeta = Effect.gen(function*() {
-  const dev = yield* signup("parked")
-  const { key } = yield* createKey(dev, { rate_limit_per_minute: 100000 })
-  const secrets = yield* Secrets
-  const q = yield* sql
-  const [row] = yield* q<{ id: number }>`
-    insert into platform_channels (developer_account_id, type, name, phone_number_id, waba_id, access_token_encrypted)
-    values (${dev.accountId}, 'chat', 'msw', ${LINE.phone_number_id}, ${LINE.waba_id}, ${secrets.encrypt("EAAGparkedToken0123456789")})
-    returning id`
-  return { dev, key, chat: row!.id }
-})
-let ready: Effect.Effect.Success<typeof setupMeta> | undefined
-const ctx = Effect.suspend(() => (ready ? Effect.succeed(ready) : setupMeta.pipe(Effect.tap((s) => (ready = s)))))
+const ctx = once(graphDeveloper("parked", { token: "EAAGparkedToken0123456789" }))
 
 const post = (base: string, payload: unknown) => {
   const signed = signedBody(payload)
@@ -68,7 +49,7 @@ layer(MessagingTestServer({ UPSTREAM: "meta", META_GRAPH_URL: GRAPH, META_GRAPH_
       const answers: Array<number> = []
       answerWith(mid, peer, async () => {
         for (const status of ["sent", "delivered", "read", "delivered"]) {
-          answers.push((await post(base, statusCallback(LINE, mid, status, peer))).status)
+          answers.push((await post(base, statusCallback(GRAPH_LINE, mid, status, peer))).status)
         }
       })
       const reply = yield* send(s.key, { channel_id: s.chat, to: peer, type: "text", text: "fast" })
@@ -81,7 +62,7 @@ layer(MessagingTestServer({ UPSTREAM: "meta", META_GRAPH_URL: GRAPH, META_GRAPH_
       expect(events[2]!.envelope.data).toMatchObject({ status: "read", direction: "outbound", source: "api", peer_id: peer })
       expect(yield* q`select 1 from parked_statuses where meta_message_id = ${mid}`).toHaveLength(0)
       // A late duplicate changes nothing.
-      yield* Effect.promise(() => post(base, statusCallback(LINE, mid, "read", peer)))
+      yield* Effect.promise(() => post(base, statusCallback(GRAPH_LINE, mid, "read", peer)))
       expect(yield* eventsFor(s.dev.accountId, mid)).toHaveLength(3)
     }))
 
@@ -93,7 +74,7 @@ layer(MessagingTestServer({ UPSTREAM: "meta", META_GRAPH_URL: GRAPH, META_GRAPH_
       const mid = wamid()
       const peer = "15550200002"
       answerWith(mid, peer, async () => {
-        await post(base, statusCallback(LINE, mid, "failed", peer, { errors: [{ code: 131026, title: "Message undeliverable" }] }))
+        await post(base, statusCallback(GRAPH_LINE, mid, "failed", peer, { errors: [{ code: 131026, title: "Message undeliverable" }] }))
       })
       expect((yield* send(s.key, { channel_id: s.chat, to: peer, type: "text", text: "doomed" })).status).toBe(200)
       const [m] = yield* q<{ status: string; error: any }>`select status, error from messages where meta_message_id = ${mid}`
@@ -116,7 +97,7 @@ layer(MessagingTestServer({ UPSTREAM: "meta", META_GRAPH_URL: GRAPH, META_GRAPH_
       const q = yield* sql
       const mid = wamid()
       const peer = "15550200003"
-      expect((yield* Effect.promise(() => post(base, statusCallback(LINE, mid, "read", peer)))).status).toBe(200)
+      expect((yield* Effect.promise(() => post(base, statusCallback(GRAPH_LINE, mid, "read", peer)))).status).toBe(200)
       expect(yield* eventsFor(s.dev.accountId, mid)).toHaveLength(0)
       const parked = yield* q`update parked_statuses set expires_at = now() - interval '1 second'
         where meta_message_id = ${mid} returning 1`
@@ -143,9 +124,9 @@ layer(MessagingTestServer({ UPSTREAM: "meta", META_GRAPH_URL: GRAPH, META_GRAPH_
         (rows) => rows
       )
       expect(yield* created).toHaveLength(0)
-      const first = inboundText(LINE, peer, "oi", { id: wamid() })
+      const first = inboundText(GRAPH_LINE, peer, "oi", { id: wamid() })
       for (let i = 0; i < 3; i++) expect((yield* Effect.promise(() => post(base, first))).status).toBe(200)
-      yield* Effect.promise(() => post(base, inboundText(LINE, peer, "de novo", { id: wamid() })))
+      yield* Effect.promise(() => post(base, inboundText(GRAPH_LINE, peer, "de novo", { id: wamid() })))
       const events = yield* created
       expect(events).toHaveLength(1)
       const [conv] = yield* q<{ id: number; message_count: number }>`

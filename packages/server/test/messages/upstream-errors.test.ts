@@ -1,34 +1,15 @@
-import { afterAll, afterEach, beforeAll, expect, layer } from "@effect/vitest"
+import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { setupServer } from "msw/node"
-import { Secrets } from "../../src/crypto/secrets.js"
-import { createKey, signup } from "../auth/support.js"
 import { errorHandlers, GRAPH, makeRecorder, META_ERROR_FIXTURES, META_RESPONSES, successHandlers, VERSION } from "../fixtures/meta/index.js"
+import { graphDeveloper, graphMock, once } from "../support/graph-mock.js"
 import { MessagingTestServer, request, send, sql } from "./support.js"
 
 // Only Graph traffic is mocked; the test's own requests to the loopback server pass through.
-const msw = setupServer()
-beforeAll(() => msw.listen({ onUnhandledRequest: "bypass" }))
-afterEach(() => msw.resetHandlers())
-afterAll(() => msw.close())
+const msw = graphMock("bypass")
 
 const TOKEN = "EAAGmswMessagingToken0123456789abcdef"
 
-/** A developer with a key and a chat channel inserted directly (connect would call the mocked Graph API too). */
-const setupMeta = Effect.gen(function*() {
-  const dev = yield* signup("msw")
-  const { key } = yield* createKey(dev, { rate_limit_per_minute: 100000 })
-  const secrets = yield* Secrets
-  const q = yield* sql
-  const [row] = yield* q<{ id: number }>`
-    insert into platform_channels (developer_account_id, type, name, phone_number_id, waba_id, access_token_encrypted)
-    values (${dev.accountId}, 'chat', 'msw', '106540352242922', '102290129340398', ${secrets.encrypt(TOKEN)})
-    returning id`
-  return { dev, key, chat: row!.id }
-})
-
-let ready: Effect.Effect.Success<typeof setupMeta> | undefined
-const ctx = Effect.suspend(() => (ready ? Effect.succeed(ready) : setupMeta.pipe(Effect.tap((s) => (ready = s)))))
+const ctx = once(graphDeveloper("msw", { token: TOKEN }))
 
 layer(MessagingTestServer({ UPSTREAM: "meta", META_GRAPH_URL: GRAPH, META_GRAPH_VERSION: VERSION }), {
   timeout: 120_000,

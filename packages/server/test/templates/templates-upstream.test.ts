@@ -1,21 +1,17 @@
-import { afterAll, afterEach, beforeAll, expect, layer } from "@effect/vitest"
+import { expect, layer } from "@effect/vitest"
 import { Effect, Exit, Fiber, Schema, Stream, SubscriptionRef, TestClock, TestContext } from "effect"
 import { http, HttpResponse } from "msw"
-import { setupServer } from "msw/node"
 import { TemplateCreate } from "@platform/shared"
-import { Secrets } from "../../src/crypto/secrets.js"
 import { Templates } from "../../src/templates/templates.js"
-import { baseUrl, createKey, signup } from "../auth/support.js"
+import { baseUrl } from "../auth/support.js"
 import { GRAPH, makeRecorder, META_RESPONSES, successHandlers, VERSION } from "../fixtures/meta/index.js"
 import { signedBody, waEnvelope } from "../fixtures/meta/inbound.js"
 import { MessagingTestServer, request, sql } from "../messages/support.js"
+import { graphDeveloper, graphMock, once } from "../support/graph-mock.js"
 import { TEMPLATE_SWEEP_INTERVAL, templateSweep } from "../../src/templates/template-sweep.js"
 
 // Only Graph traffic is mocked; the test's own requests to the loopback server pass through.
-const msw = setupServer()
-beforeAll(() => msw.listen({ onUnhandledRequest: "bypass" }))
-afterEach(() => msw.resetHandlers())
-afterAll(() => msw.close())
+const msw = graphMock("bypass")
 
 const TOKEN = "EAAGtemplatesToken0123456789abcdef"
 const WABA = "102290129340398"
@@ -23,22 +19,11 @@ const WABA = "102290129340398"
 let counter = 0
 const uniqueName = (prefix: string) => `${prefix}_${Date.now().toString(36)}_${counter++}`
 
-/** A developer with a key and a chat channel inserted directly (connect would call the mocked Graph API too). */
+/** A developer whose chat channel has a phone number of its own (the sync tests make more than one). */
 const setupMeta = (label: string) =>
-  Effect.gen(function*() {
-    const dev = yield* signup(label)
-    const { key } = yield* createKey(dev, { rate_limit_per_minute: 100000 })
-    const secrets = yield* Secrets
-    const q = yield* sql
-    const [row] = yield* q<{ id: number }>`
-      insert into platform_channels (developer_account_id, type, name, phone_number_id, waba_id, access_token_encrypted)
-      values (${dev.accountId}, 'chat', 'msw', ${String(106540352240000 + counter++)}, ${WABA}, ${secrets.encrypt(TOKEN)})
-      returning id`
-    return { dev, key, chat: row!.id }
-  })
+  Effect.suspend(() => graphDeveloper(label, { token: TOKEN, phone_number_id: String(106540352240000 + counter++), waba_id: WABA }))
 
-let ready: Effect.Effect.Success<ReturnType<typeof setupMeta>> | undefined
-const ctx = Effect.suspend(() => (ready ? Effect.succeed(ready) : setupMeta("tpl-msw").pipe(Effect.tap((s) => (ready = s)))))
+const ctx = once(setupMeta("tpl-msw"))
 
 /** A stored template the upstream already reviewed, as a create followed by its approval callback leaves it. */
 const approvedRow = (accountId: number, channelId: number, metaId: string) =>

@@ -1,10 +1,10 @@
 import { SqlClient } from "@effect/sql"
-import { afterAll, afterEach, beforeAll, expect, layer } from "@effect/vitest"
+import { afterEach, expect, layer } from "@effect/vitest"
 import { Effect, Redacted } from "effect"
 import { http, HttpResponse } from "msw"
-import { setupServer } from "msw/node"
 import { Secrets } from "../../src/crypto/secrets.js"
 import { GRAPH, makeRecorder, META_RESPONSES, successHandlers, VERSION } from "../fixtures/meta/index.js"
+import { graphMock } from "../support/graph-mock.js"
 import { capturedLogs, connectChat, connectSocial, SandboxTestServer, signup } from "../support/sandbox.js"
 
 /*
@@ -12,13 +12,10 @@ import { capturedLogs, connectChat, connectSocial, SandboxTestServer, signup } f
  * Requests to the test server itself (127.0.0.1) pass through.
  */
 const recorder = makeRecorder()
-const server = setupServer()
-beforeAll(() => server.listen({ onUnhandledRequest: "bypass" }))
+const server = graphMock("bypass")
 afterEach(() => {
-  server.resetHandlers()
   recorder.calls.length = 0
 })
-afterAll(() => server.close())
 
 const APP_SECRET = "msw-app-secret-value"
 

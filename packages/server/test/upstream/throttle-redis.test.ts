@@ -1,8 +1,7 @@
 import { FetchHttpClient } from "@effect/platform"
-import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { afterAll, describe, expect, it } from "@effect/vitest"
 import { Chunk, Clock, Context, Duration, Effect, Either, Fiber, Layer, Logger, Redacted, TestClock } from "effect"
 import { Redis } from "ioredis"
-import { setupServer } from "msw/node"
 import { createServer } from "node:net"
 import { AppConfig } from "../../src/config.js"
 import { connectRedis } from "../../src/redis/redis-client.js"
@@ -10,6 +9,7 @@ import type { ChannelCredentials } from "../../src/upstream/credentials.js"
 import { makeRedisThrottle, type Throttle, type ThrottleSender, throttleSender } from "../../src/upstream/throttle.js"
 import { Upstream } from "../../src/upstream/upstream.js"
 import { GRAPH, makeRecorder, successHandlers, VERSION } from "../fixtures/meta/index.js"
+import { graphMock } from "../support/graph-mock.js"
 import { maxInWindow } from "./windows.js"
 
 /*
@@ -109,15 +109,13 @@ const CaptureWarnings = Logger.replace(
 )
 
 const redis = new Redis(REDIS)
-const meta = setupServer()
-beforeAll(() => meta.listen({ onUnhandledRequest: "error" }))
+const meta = graphMock("error")
 
 /** A channel id and phone numbers no other run uses, for the wiring tests that keep the production namespace. */
 const wiredChannel = 2_000_000_000 + Math.floor(Math.random() * 100_000_000)
 const wiredNumber = (test: number) => `10${test}${wiredChannel}`
 
 afterAll(async () => {
-  meta.close()
   const keys = await redis.keys("platform:test:throttle:*")
   await redis.del(...keys, ...[0, 1, 2].map((test) => `platform:v1:throttle:chat:${wiredNumber(test)}`))
   await redis.quit()

@@ -1,14 +1,14 @@
 import { FetchHttpClient } from "@effect/platform"
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "@effect/vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { inspect } from "node:util"
 import { Cause, Effect, Exit, Layer, Logger, LogLevel, Redacted } from "effect"
 import { delay, http, HttpResponse } from "msw"
-import { setupServer } from "msw/node"
 import { AppConfig } from "../../src/config.js"
 import type { ChannelCredentials } from "../../src/upstream/credentials.js"
 import { toSendErrorBody, type UpstreamCallError, type UpstreamRequestInvalid } from "../../src/upstream/errors.js"
 import { Upstream } from "../../src/upstream/upstream.js"
 import { GRAPH } from "../fixtures/meta/index.js"
+import { graphMock } from "../support/graph-mock.js"
 
 const TOKEN = "EAAGrecognisableSecretToken4242XYZ"
 const CODE = "recognisable-signup-code-777"
@@ -22,10 +22,7 @@ const creds: ChannelCredentials = {
   access_token: Redacted.make(TOKEN)
 }
 
-const server = setupServer()
-beforeAll(() => server.listen({ onUnhandledRequest: "error" }))
-afterEach(() => server.resetHandlers())
-afterAll(() => server.close())
+const server = graphMock("error")
 
 const logs: Array<string> = []
 const CapturingLogger = Logger.replace(

@@ -1,8 +1,7 @@
 import { FetchHttpClient } from "@effect/platform"
-import { afterAll, afterEach, beforeAll, expect, layer } from "@effect/vitest"
+import { expect, layer } from "@effect/vitest"
 import { Effect, Layer, Option, Redacted, Stream } from "effect"
 import { http, HttpResponse, delay } from "msw"
-import { setupServer } from "msw/node"
 import { AppConfig } from "../../src/config.js"
 import type { ChannelCredentials } from "../../src/upstream/credentials.js"
 import { toSendErrorBody } from "../../src/upstream/errors.js"
@@ -17,11 +16,9 @@ import {
   successHandlers,
   VERSION
 } from "../fixtures/meta/index.js"
+import { graphMock } from "../support/graph-mock.js"
 
-const server = setupServer()
-beforeAll(() => server.listen({ onUnhandledRequest: "error" }))
-afterEach(() => server.resetHandlers())
-afterAll(() => server.close())
+const server = graphMock("error")
 
 const chat: ChannelCredentials = {
   kind: "chat",
