@@ -4,6 +4,8 @@ import { DatabaseLive } from "./db/client.js"
 import { DemoLive } from "./demo.js"
 import { DomainLive, KernelLive } from "./services.js"
 import { HttpLive } from "./server.js"
+import { StopSignalsLive } from "./stop-signals.js"
+import { Shutdown } from "./jobs/shutdown.js"
 import { LoggingLive } from "./logging.js"
 import { ContactWipeSweepLive } from "./contacts/contact-wipe-sweep.js"
 import { BroadcastSendCycleLive } from "./broadcasts/broadcast-send-cycle.js"
@@ -25,8 +27,16 @@ const WorkersLive = Layer.unwrapEffect(
  */
 const FirstRunLive = DemoLive.pipe(Layer.provide(DomainLive))
 
-/** The whole process: configuration, logging, database, HTTP, workers and the first-run demo. */
-export const AppLive = Layer.mergeAll(HttpLive, WorkersLive, FirstRunLive).pipe(
+/**
+ * The whole process: configuration, logging, database, HTTP, workers and the first-run
+ * demo. Closing it (SIGTERM, SIGINT) is a stop: `Shutdown.beginOnClose`, built over
+ * everything else, begins it before HTTP and the workers close, so they drain within
+ * one grace period (jobs/shutdown.ts).
+ */
+export const AppLive = Shutdown.beginOnClose.pipe(
+  Layer.provide(Layer.mergeAll(HttpLive, WorkersLive, FirstRunLive)),
+  Layer.provide(Shutdown.Default),
+  Layer.provide(StopSignalsLive),
   Layer.provide(DatabaseLive),
   Layer.provide(LoggingLive),
   Layer.provide(AppConfig.Default)

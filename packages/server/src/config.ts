@@ -33,7 +33,11 @@ const raw = Config.all({
   ),
   logFormat: Config.option(Config.literal("pretty", "json")("LOG_FORMAT")),
   nodeEnv: Config.string("NODE_ENV").pipe(Config.withDefault("development")),
-  dataDir: Config.string("DATA_DIR").pipe(Config.withDefault("./.data"))
+  dataDir: Config.string("DATA_DIR").pipe(Config.withDefault("./.data")),
+  shutdownGraceMs: Config.integer("SHUTDOWN_GRACE_MS").pipe(
+    Config.validate({ message: "must be 0 or more (milliseconds)", validation: (ms) => ms >= 0 }),
+    Config.withDefault(10_000)
+  )
 })
 
 /**

@@ -1,6 +1,6 @@
 import { HttpApiBuilder, HttpApiScalar, HttpServer } from "@effect/platform"
 import { PlatformApi } from "@platform/shared"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Option, Schedule } from "effect"
 import { createServer, type Server } from "node:http"
 import { ApiKeyAuthLive } from "./auth/api-key-auth.js"
 import { DashboardAuthLive, SameOriginLive } from "./auth/dashboard-auth.js"
@@ -19,6 +19,7 @@ import { DashboardChannelsLive } from "./channels/dashboard-channels-http.js"
 import { DashboardSessionLive } from "./accounts/sessions-http.js"
 import { DashboardTeamLive } from "./accounts/team-http.js"
 import { Draining } from "./http/draining.js"
+import { Shutdown } from "./jobs/shutdown.js"
 import { EventsStreamLive } from "./events/events-stream-http.js"
 import { nodeServerLayer } from "./http/node-server.js"
 import { HealthLive } from "./http/health.js"
@@ -73,33 +74,41 @@ export const HttpAppLive = Layer.mergeAll(
   Layer.provideMerge(DomainLive)
 )
 
-const DRAIN_TIMEOUT_MS = 15_000
-
 // On shutdown: stop accepting connections, end the event streams, let in-flight
-// requests finish (up to DRAIN_TIMEOUT_MS), then close what is left. This
-// finalizer runs before the server's own, which would otherwise interrupt
-// requests mid-way.
-const drain = (server: Server, draining: Draining) =>
-  draining.begin.pipe(Effect.zipRight(Effect.promise(async () => {
+// requests finish until the shutdown's deadline (SHUTDOWN_GRACE_MS), then close what
+// is left. This finalizer runs before the server's own, which would otherwise
+// interrupt requests mid-way.
+const drain = (server: Server, draining: Draining, shutdown: Shutdown) =>
+  Effect.gen(function*() {
+    yield* shutdown.begin
+    yield* draining.begin
     server.close()
-    const deadline = Date.now() + DRAIN_TIMEOUT_MS
-    while (requestsInFlight() > 0 && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 25))
-    }
+    const finished = yield* shutdown.untilDeadline(
+      Effect.repeat(Effect.sync(requestsInFlight), { until: (n) => n === 0, schedule: Schedule.spaced("25 millis") })
+    )
+    const cut = requestsInFlight()
     server.closeAllConnections()
-  })), Effect.zipRight(Effect.logInfo("http server drained")))
+    yield* Option.isSome(finished)
+      ? Effect.logInfo("http server drained")
+      : Effect.logWarning(`http server drained: ${cut} requests still running at the deadline had their connections closed`)
+  })
 
 /** Serves the HTTP surface on HOST:PORT, logging the address once listening; drains on shutdown. */
 export const HttpLive = Layer.unwrapEffect(Effect.gen(function*() {
   const config = yield* AppConfig
   const server = createServer()
-  const drainOnClose = Effect.flatMap(Draining, (draining) => Effect.addFinalizer(() => drain(server, draining)))
+  const drainOnClose = Effect.gen(function*() {
+    const draining = yield* Draining
+    const shutdown = yield* Shutdown
+    yield* Effect.addFinalizer(() => drain(server, draining, shutdown))
+  })
   return Layer.scopedDiscard(drainOnClose).pipe(
     Layer.provideMerge(HttpApiBuilder.serve().pipe(
       Layer.provide(HttpAppLive),
       HttpServer.withLogAddress
     )),
     Layer.provide(nodeServerLayer({ port: config.port, host: config.host }, () => server)),
-    Layer.provide(Draining.Default)
+    Layer.provide(Draining.Default),
+    Layer.provide(Shutdown.Default)
   )
 }))

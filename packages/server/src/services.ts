@@ -2,6 +2,7 @@ import { Layer } from "effect"
 import { RateLimiter } from "./auth/rate-limiter.js"
 import { Secrets } from "./crypto/secrets.js"
 import { DeliveryWakeup } from "./delivery/wakeup.js"
+import { Shutdown } from "./jobs/shutdown.js"
 import { UpstreamLive } from "./upstream/live.js"
 import { Accounts } from "./accounts/accounts.js"
 import { ApiKeys } from "./auth/api-keys.js"
@@ -29,9 +30,10 @@ import { Subscriptions } from "./webhooks/subscriptions.js"
 /**
  * What the services stand on besides the database and the configuration: the upstream
  * (the simulator over HTTP in sandbox mode, or Meta), secrets at rest, the outbox,
- * wake-ups and the rate limiter. The workers take it too.
+ * wake-ups, the rate limiter and the process's Shutdown (the one stop deadline). The workers
+ * take it too.
  */
-export const KernelLive = Layer.mergeAll(UpstreamLive, Secrets.Default, Events.Default, DeliveryWakeup.Default, RateLimiter.Live)
+export const KernelLive = Layer.mergeAll(UpstreamLive, Secrets.Default, Events.Default, DeliveryWakeup.Default, RateLimiter.Live, Shutdown.Default)
 
 /**
  * Accounts, sessions, keys, usage, channels, messaging, the stored history and contacts,

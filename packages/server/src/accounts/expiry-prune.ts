@@ -1,6 +1,7 @@
 import { Duration, Effect, Layer, Schedule, type SubscriptionRef } from "effect"
 import { ExpiredRows } from "./expired-rows.js"
 import { periodic } from "../jobs/periodic.js"
+import { Shutdown } from "../jobs/shutdown.js"
 
 /*
  * Nothing waits on the prune: an expired Idempotency-Key row is already free for a new
@@ -20,6 +21,6 @@ export const expiryPrune = (ticks?: SubscriptionRef.SubscriptionRef<number>) =>
     periodic("expired rows prune", expired.pruneOnce, Schedule.spaced(EXPIRY_PRUNE_INTERVAL), ticks))
 
 /** Deletes expired Idempotency-Key replies and sessions (registered only where workers run). */
-export const ExpiryPruneLive = Layer.scopedDiscard(Effect.forkScoped(expiryPrune())).pipe(
+export const ExpiryPruneLive = Layer.scopedDiscard(Effect.flatMap(Shutdown, (shutdown) => shutdown.fork(expiryPrune()))).pipe(
   Layer.provide(ExpiredRows.Default)
 )

@@ -1,5 +1,6 @@
 import { BROADCAST_SEND_CYCLE_SECONDS } from "@platform/shared"
 import { Duration, Effect, FiberSet, Layer, Ref, Schedule, SubscriptionRef } from "effect"
+import { Shutdown } from "../jobs/shutdown.js"
 import { BroadcastSender } from "./broadcast-sender.js"
 
 /** SPEC §8: the broadcast send cycle ticks every 30 seconds. */
@@ -23,18 +24,24 @@ const PASSES_AT_ONCE = 4
  * every pass. An earlier pass ends after its current batch once a newer one runs, and goes
  * on when that one has already ended (so recipients it hands back are claimed again at once).
  * A failed pass is logged and the cycle goes on; `ticks` counts finished passes (tests
- * wait on it instead of on time). Passes are fibers of the cycle: stopping it interrupts
- * them, and what they had claimed but not sent is taken again once its lease runs out.
+ * wait on it instead of on time). Passes are fibers of the cycle. On a stop of the process
+ * (jobs/shutdown.ts) no tick starts a pass, and a running pass finishes the recipient it
+ * is sending and releases the rest of its batch; one still running at the deadline is
+ * interrupted, and what it had claimed but not sent is taken again once its lease runs out.
  */
 export const broadcastSendCycle = (ticks?: SubscriptionRef.SubscriptionRef<number>) =>
   Effect.gen(function*() {
     const sender = yield* BroadcastSender
+    const shutdown = yield* Shutdown
     const passes = yield* FiberSet.make()
     const room = yield* Effect.makeSemaphore(PASSES_AT_ONCE)
     const running = yield* Ref.make<ReadonlySet<number>>(new Set())
     let latest = 0
     const pass = (n: number) =>
-      sender.runOnce({ superseded: Effect.map(Ref.get(running), (all) => [...all].some((m) => m > n)) }).pipe(
+      sender.runOnce({
+        superseded: Effect.map(Ref.get(running), (all) => [...all].some((m) => m > n)),
+        stopping: Effect.sync(shutdown.isStopping)
+      }).pipe(
         Effect.catchAllCause((cause) => Effect.logError("broadcast send cycle failed", cause)),
         Effect.ensuring(Ref.update(running, (all) => new Set([...all].filter((m) => m !== n)))),
         Effect.zipRight(ticks === undefined ? Effect.void : SubscriptionRef.update(ticks, (k) => k + 1)),
@@ -44,12 +51,12 @@ export const broadcastSendCycle = (ticks?: SubscriptionRef.SubscriptionRef<numbe
       yield* room.take(1)
       const n = ++latest
       yield* Ref.update(running, (all) => new Set([...all, n]))
-      yield* FiberSet.run(passes, pass(n))
+      yield* FiberSet.run(passes, shutdown.work(pass(n)))
     })
-    return yield* tick.pipe(Effect.repeat(BROADCAST_CYCLE), Effect.asVoid)
+    return yield* shutdown.work(tick).pipe(Effect.repeat(BROADCAST_CYCLE), Effect.asVoid)
   }).pipe(Effect.scoped)
 
 /** The send cycle as a scoped fiber (registered only where workers run). */
-export const BroadcastSendCycleLive = Layer.scopedDiscard(Effect.forkScoped(broadcastSendCycle())).pipe(
+export const BroadcastSendCycleLive = Layer.scopedDiscard(Effect.flatMap(Shutdown, (shutdown) => shutdown.fork(broadcastSendCycle()))).pipe(
   Layer.provide(BroadcastSender.Default)
 )

@@ -160,9 +160,11 @@ export class BroadcastSender extends Effect.Service<BroadcastSender>()("@platfor
      * One channel's share of a batch, one send after the other: the upstream throttle
      * spaces them at the channel's throughput. When a send is refused for throughput
      * (another sender holds the channel's slots, or Meta's limit), the rest is
-     * released and the channel sits out the rest of this pass.
+     * released and the channel sits out the rest of this pass. Once `stopping` answers
+     * true (the process is stopping), the recipient being sent is finished and the rest
+     * released.
      */
-    const sendChannel = (claimedAt: number) => (group: ReadonlyArray<Claimed>) =>
+    const sendChannel = (claimedAt: number, stopping: Effect.Effect<boolean>) => (group: ReadonlyArray<Claimed>) =>
       Effect.gen(function*() {
         const first = group[0]!
         const channel = yield* channels.get(first.developer_account_id, first.platform_channel_id).pipe(Effect.either)
@@ -174,8 +176,9 @@ export class BroadcastSender extends Effect.Service<BroadcastSender>()("@platfor
         let failed = 0
         for (let i = 0; i < group.length; i++) {
           // A slow upstream must not outlast the claim: past half the lease the rest is handed back
-          // unsent, before another worker could take it over while this one still sends it.
-          if ((yield* Clock.currentTimeMillis) - claimedAt > CLAIM_LEASE_MS / 2) {
+          // unsent, before another worker could take it over while this one still sends it. A stop
+          // hands it back too, for the next process to claim at once.
+          if ((yield* Clock.currentTimeMillis) - claimedAt > CLAIM_LEASE_MS / 2 || (yield* stopping)) {
             yield* release(group.slice(i).map((r) => r.id))
             return { sent, failed, throttled: 0 }
           }
@@ -229,16 +232,19 @@ export class BroadcastSender extends Effect.Service<BroadcastSender>()("@platfor
      * `superseded`, when given, is asked before every batch but the first: once it answers
      * true (the send cycle has a newer pass running, which claims what is left at its own
      * next batch), this pass claims nothing more and ends. Without it a pass goes on while
-     * there is anything to send.
+     * there is anything to send. `stopping`, when given, is asked before every batch and
+     * every recipient: once it answers true, the pass releases what it has not sent and ends.
      */
     const runOnce = Effect.fn("BroadcastSender.runOnce")(function*(
-      options: { readonly superseded?: Effect.Effect<boolean> } = {}
+      options: { readonly superseded?: Effect.Effect<boolean>; readonly stopping?: Effect.Effect<boolean> } = {}
     ) {
+      const stopping = options.stopping ?? Effect.succeed(false)
       let started = 0
       let sent = 0
       let failed = 0
       const busy: Array<number> = []
       for (let batches = 0;; batches++) {
+        if (yield* stopping) break
         if (batches > 0 && options.superseded !== undefined && (yield* options.superseded)) break
         const claimedAt = yield* Clock.currentTimeMillis
         // Before each batch, not once a pass: a pass lasts as long as there is something to send, and a
@@ -253,7 +259,7 @@ export class BroadcastSender extends Effect.Service<BroadcastSender>()("@platfor
           else group.push(r)
         }
         const groups = [...byChannel.values()]
-        const outcomes = yield* Effect.forEach(groups, sendChannel(claimedAt), { concurrency: 4 })
+        const outcomes = yield* Effect.forEach(groups, sendChannel(claimedAt, stopping), { concurrency: 4 })
         outcomes.forEach((o, i) => {
           sent += o.sent
           failed += o.failed

@@ -1,4 +1,5 @@
 import { Duration, Effect, Layer } from "effect"
+import { Shutdown } from "../jobs/shutdown.js"
 import { ContactWipe } from "./contact-wipe.js"
 
 // A deleted contact is hidden from every read at once, so the wipe need not be
@@ -8,11 +9,12 @@ const SWEEP_INTERVAL = Duration.seconds(5)
 /** Wipes contacts marked deleted, in bounded batches (registered only where workers run). */
 export const ContactWipeSweepLive = Layer.scopedDiscard(Effect.gen(function*() {
   const wipe = yield* ContactWipe
-  const tick = wipe.runOnce().pipe(
+  const { fork, work } = yield* Shutdown
+  const tick = work(wipe.runOnce()).pipe(
     Effect.zipRight(Effect.sleep(SWEEP_INTERVAL)),
     Effect.catchAllCause((cause) =>
       Effect.logError("contact wipe failed", cause).pipe(Effect.zipRight(Effect.sleep(SWEEP_INTERVAL)))
     )
   )
-  yield* Effect.forkScoped(Effect.forever(tick))
+  yield* fork(Effect.forever(tick))
 })).pipe(Layer.provide(ContactWipe.Default))

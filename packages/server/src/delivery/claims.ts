@@ -137,5 +137,15 @@ export const makeClaims = ({ prepared, sql }: EngineSqlShape) => {
       ${withSubscription}`).pipe(Effect.orDie)
   }
 
-  return { claim, claimHeads, claimExpired } as const
+  // A stop that could not wait for these rows' POSTs (pump.ts): pending again and due at
+  // once, for this or another process, instead of waiting out the 30 s lease. Not an
+  // attempt: none was recorded. A row whose lease has moved on (another claimer) is not ours.
+  const release = (rows: ReadonlyArray<{ readonly id: number; readonly lease: Date }>) =>
+    rows.length === 0 ? Effect.void : sql`
+      update webhook_deliveries d
+      set status = 'pending', delivering_since = null, next_retry_at = least(d.next_retry_at, now()), updated_at = now()
+      from json_to_recordset(${JSON.stringify(rows)}::json) as r(id bigint, lease timestamptz)
+      where d.id = r.id and d.status = 'delivering' and d.delivering_since = r.lease`.pipe(Effect.orDie, Effect.asVoid)
+
+  return { claim, claimHeads, claimExpired, release } as const
 }

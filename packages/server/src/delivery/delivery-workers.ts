@@ -9,6 +9,7 @@ import { InactivitySweep } from "./inactivity.js"
 import { DeliveryTransport } from "./transport.js"
 import { awaitPulse, DeliveryWakeup } from "./wakeup.js"
 import { Secrets } from "../crypto/secrets.js"
+import { Shutdown } from "../jobs/shutdown.js"
 
 export interface DeliveryWorkerOptions {
   /** POSTs in flight per process (one claimer tops the window up; two recorders record). */
@@ -37,7 +38,9 @@ export const FAN_OUT_RETRY = Schedule.exponential(Duration.millis(250)).pipe(
  * (`Dispatcher.pump`: one claimer, up to `maxInFlight` POSTs, two recorders), the lease reclaimer, the buffer
  * assembler, the prune of auto-pause's old attempt counts and the inactivity sweep.
  * Loops wake on pulses (this process) and LISTEN (other processes) and fall
- * back to short sweeps; all waiting goes through the Effect clock.
+ * back to short sweeps; all waiting goes through the Effect clock. On a stop
+ * (jobs/shutdown.ts) each finishes the pass it is in, within the grace period, and
+ * starts no other.
  */
 export const deliveryWorkers = (options: DeliveryWorkerOptions = {}) =>
   Effect.gen(function*() {
@@ -47,14 +50,15 @@ export const deliveryWorkers = (options: DeliveryWorkerOptions = {}) =>
     const buffer = yield* DeliveryBuffer
     const inactivity = yield* InactivitySweep
     const autoPause = yield* AutoPause
+    const { fork, work } = yield* Shutdown
     const dispatchBatch = options.dispatchBatch ?? 100
     const fanOutBatch = options.fanOutBatch ?? 500
     const fanOutSweep = options.fanOutSweep ?? Duration.millis(250)
     const dispatchSweep = options.dispatchSweep ?? Duration.seconds(1)
 
-    yield* Effect.forkScoped(Effect.forever(Effect.gen(function*() {
+    yield* fork(Effect.forever(Effect.gen(function*() {
       const pulse = wakeup.events.current
-      const n = yield* fanOut.drain(fanOutBatch).pipe(
+      const n = yield* work(fanOut.drain(fanOutBatch)).pipe(
         Effect.sandbox,
         Effect.tapError((cause) => Effect.logError("fan-out failed; retrying", cause)),
         Effect.retry(FAN_OUT_RETRY)
@@ -68,28 +72,28 @@ export const deliveryWorkers = (options: DeliveryWorkerOptions = {}) =>
       ...(options.maxInFlight === undefined ? {} : { maxInFlight: options.maxInFlight })
     })
 
-    yield* Effect.forkScoped(
-      survive("lease reclaimer", dispatcher.reclaimExpired(dispatchBatch)).pipe(
+    yield* fork(
+      survive("lease reclaimer", work(dispatcher.reclaimExpired(dispatchBatch))).pipe(
         Effect.repeat(Schedule.spaced(Duration.seconds(NORMALIZED_STUCK_LEASE_SECONDS / 6)))
       )
     )
 
-    yield* Effect.forkScoped(Effect.forever(Effect.gen(function*() {
+    yield* fork(Effect.forever(Effect.gen(function*() {
       const pulse = wakeup.buffer.current
-      const r = yield* survive("buffer", buffer.runOnce())
+      const r = yield* survive("buffer", work(buffer.runOnce()))
       const now = yield* Clock.currentTimeMillis
       const wait = r?.nextDueAt == null ? 1000 : Math.max(0, Math.min(1000, r.nextDueAt - now))
       yield* awaitPulse(pulse, Duration.millis(wait))
     })))
 
-    yield* Effect.forkScoped(
-      survive("attempt counts prune", Effect.flatMap(Clock.currentTimeMillis, (now) => autoPause.prune(new Date(now)))).pipe(
+    yield* fork(
+      survive("attempt counts prune", work(Effect.flatMap(Clock.currentTimeMillis, (now) => autoPause.prune(new Date(now))))).pipe(
         Effect.repeat(Schedule.spaced(Duration.minutes(1)))
       )
     )
 
-    yield* Effect.forkScoped(
-      survive("inactivity sweep", inactivity.runOnce()).pipe(
+    yield* fork(
+      survive("inactivity sweep", work(inactivity.runOnce())).pipe(
         Effect.repeat(Schedule.spaced(Duration.seconds(INACTIVITY_SWEEP_INTERVAL_SECONDS)))
       )
     )
@@ -106,7 +110,8 @@ export const DeliveryEngineLive = Layer.mergeAll(
   Layer.provideMerge(EngineSql.Default),
   Layer.provideMerge(DeliveryWakeup.Default),
   Layer.provideMerge(DeliveryTransport.Live),
-  Layer.provideMerge(Secrets.Default)
+  Layer.provideMerge(Secrets.Default),
+  Layer.provideMerge(Shutdown.Default)
 )
 
 /** The workers of the delivery engine with their services; app.ts runs them only where `runsWorkers` (ROLE all or worker). */

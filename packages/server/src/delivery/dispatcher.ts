@@ -1,5 +1,6 @@
 import { Clock, Effect, Exit } from "effect"
 import { Secrets } from "../crypto/secrets.js"
+import { Shutdown } from "../jobs/shutdown.js"
 import { AutoPause } from "./auto-pause.js"
 import { type ClaimedRow, makeClaims } from "./claims.js"
 import { EngineSql } from "./engine-sql.js"
@@ -34,6 +35,7 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("@platform/server/D
     const engine = yield* EngineSql
     const wakeup = yield* DeliveryWakeup
     const transport = yield* DeliveryTransport
+    const shutdown = yield* Shutdown
     const claims = makeClaims(engine)
     const record = makeRecord(engine, yield* AutoPause)
     const requests = makeRequests(engine.sql, yield* Secrets)
@@ -59,7 +61,12 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("@platform/server/D
               Exit.isFailure(keys) ? Effect.logError(`delivery ${row.id}: its subscription is unavailable`, keys.cause) : Effect.void
             )
           ))
-        const outcomes = yield* Effect.forEach(rows, (row, i) => send(row, keys[i]!, nowMs), { concurrency: "unbounded" })
+        // Interrupted at a stop's deadline, the rows go back pending rather than wait out their lease.
+        const outcomes = yield* Effect.forEach(rows, (row, i) => send(row, keys[i]!, nowMs), { concurrency: "unbounded" }).pipe(
+          Effect.onInterrupt(() =>
+            shutdown.isStopping() ? claims.release(rows.map((row) => ({ id: row.id, lease: claimedAt }))) : Effect.void
+          )
+        )
         yield* record(rows.map((row, i) => ({ row, outcome: outcomes[i]!, claimedAt })))
         const delivered = outcomes.filter((o) => o._tag === "Answered" && o.status >= 200 && o.status < 300).length
         return { claimed: rows.length, delivered, failed: rows.length - delivered }
@@ -74,7 +81,7 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("@platform/server/D
 
     /** The continuous pipeline of a worker process (pump.ts); scoped, it runs until its scope closes. */
     const pump = (options: PumpOptions = {}) =>
-      runPump({ wakeup, transport, ...claims, ...requests, record }, options)
+      runPump({ wakeup, transport, shutdown, ...claims, ...requests, record }, options)
 
     return { reclaimExpired, pump } as const
   })

@@ -1,4 +1,5 @@
-import { Chunk, Clock, Duration, Effect, Exit, Option, Queue, type Scope } from "effect"
+import { Chunk, Clock, Duration, Effect, Exit, Fiber, Option, Queue, type Scope } from "effect"
+import type { Shutdown } from "../jobs/shutdown.js"
 import type { ClaimedRow } from "./claims.js"
 import type { Settled } from "./record.js"
 import { type CachedKeys, unsendable } from "./requests.js"
@@ -36,6 +37,9 @@ export interface PumpParts {
     limit: number
   ) => Effect.Effect<ReadonlyArray<ClaimedRow>>
   readonly record: (settled: ReadonlyArray<Settled>, turns: number, at: Date) => Effect.Effect<ReadonlyArray<ClaimedRow>>
+  /** Hands claimed rows back, pending and due (claims.ts). */
+  readonly release: (rows: ReadonlyArray<{ readonly id: number; readonly lease: Date }>) => Effect.Effect<void>
+  readonly shutdown: Shutdown
   readonly cachedKeys: (row: ClaimedRow, nowMs: number) => CachedKeys | undefined
   readonly keysFor: (row: ClaimedRow, nowMs: number) => Effect.Effect<CachedKeys>
   readonly request: (row: ClaimedRow, entry: CachedKeys, nowMs: number) => {
@@ -66,12 +70,14 @@ export interface Pump {
  * claimed), from the record of a conversation's previous row (its turn), from probes
  * of conversations (fan-out names the ones it opened; turns a record could not take)
  * and from the general claim, run after a wake-up and on the sweep. Scoped: closing
- * the scope aborts the POSTs in flight, whose rows stay `delivering` until their
- * lease expires (redelivered, never lost).
+ * the scope is a stop (jobs/shutdown.ts): nothing more is claimed (nor reserved for
+ * fan-out, nor taken as a conversation's turn), the POSTs in flight finish and are
+ * recorded until the stop's deadline, and the rows of those still running then are
+ * aborted and handed back, pending (redelivered at once, never lost).
  */
 export const runPump = (parts: PumpParts, options: PumpOptions = {}): Effect.Effect<Pump, never, Scope.Scope> =>
   Effect.gen(function*() {
-    const { claim, claimHeads, keysFor, cachedKeys, record, request, transport, wakeup } = parts
+    const { claim, claimHeads, keysFor, cachedKeys, record, request, shutdown, transport, wakeup } = parts
     const maxInFlight = Math.max(1, options.maxInFlight ?? 256)
     const batchSize = Math.max(1, Math.min(options.batchSize ?? 100, maxInFlight))
     // Claims of about a batch at a time: on a busy host each statement costs more
@@ -80,18 +86,30 @@ export const runPump = (parts: PumpParts, options: PumpOptions = {}): Effect.Eff
     const sweep = options.sweep ?? Duration.seconds(1)
     const settled = yield* Queue.unbounded<Settled>()
     // POSTs run as Promises, not fibers (a fiber per delivery cost more CPU than its
-    // request); closing the scope aborts the ones still running. Their outcomes are
-    // dropped (the rows stay leased); a POST's own deadline aborts its controller too,
-    // so `closed`, not the signal, tells a shutdown from a timeout.
-    const running = new Set<AbortController>()
-    let closed = false
+    // request), each with the row and lease it sends; closing the scope aborts the ones
+    // still running. Their outcomes are dropped; a POST's own deadline aborts its
+    // controller too, so leaving `running`, not the signal, tells a shutdown from a timeout.
+    const running = new Map<AbortController, { readonly id: number; readonly lease: Date }>()
     yield* Effect.addFinalizer(() =>
       Effect.sync(() => {
-        closed = true
-        for (const controller of running) controller.abort()
+        for (const controller of running.keys()) controller.abort()
         running.clear()
       })
     )
+    // The stop: fired once it has begun (here or anywhere in the process); claiming ends.
+    const stop = new Pulse()
+    let stopping = false
+    const beginStop = () => {
+      if (stopping) return
+      stopping = true
+      stop.fire()
+    }
+    // Outcomes offered to the recorders and not yet recorded (the queue alone does not say:
+    // an outcome offered to a waiting recorder never shows in its size); with `running`,
+    // what a stop waits for, and part of what `idle` waits for.
+    let unrecorded = 0
+    // Fired, once stopping, whenever a POST or a record ends.
+    const settling = new Pulse()
     // Fired when a claim's worth of slots (topUp) has become free, not at every POST:
     // whoever waits for room wakes once per batch, not once per delivery.
     const roomy = new Pulse()
@@ -102,17 +120,14 @@ export const runPump = (parts: PumpParts, options: PumpOptions = {}): Effect.Eff
     // rows was just recorded (the next one's turn) or inserted with nothing before it.
     const probes = new Map<string, readonly [number, string]>()
     let inFlight = 0
-    // Outcomes handed to the recorders and not yet recorded (the queue alone does not
-    // say: an outcome offered to a waiting recorder never shows in its size).
-    let unrecorded = 0
     // The wake-up the claimer waits on when it has nothing to do (undefined while it
     // works); one fired since has replaced wakeup.deliveries.current.
     let parkedOn: Promise<void> | undefined
-    const quiet = new Pulse()
+    const quieted = new Pulse()
     const isIdle = () =>
       parkedOn === wakeup.deliveries.current && inFlight === 0 && unrecorded === 0 && probes.size === 0
     const settle = () => {
-      if (isIdle()) quiet.fire()
+      if (isIdle()) quieted.fire()
     }
 
     const probe = (pairs: ReadonlyArray<readonly [number, string]>) => {
@@ -137,14 +152,13 @@ export const runPump = (parts: PumpParts, options: PumpOptions = {}): Effect.Eff
       }
       const { body, headers } = request(row, entry, claimedAt.getTime())
       const controller = new AbortController()
-      running.add(controller)
+      running.set(controller, { id: row.id, lease: claimedAt })
       void transport.send(entry.url, headers, body, controller).then((outcome) => {
-        running.delete(controller)
-        if (!closed) {
-          unrecorded++
-          Queue.unsafeOffer(settled, { row, outcome, claimedAt })
-        }
+        if (!running.delete(controller)) return
+        unrecorded++
+        Queue.unsafeOffer(settled, { row, outcome, claimedAt })
         release(1)
+        if (stopping) settling.fire()
       })
     }
 
@@ -217,7 +231,8 @@ export const runPump = (parts: PumpParts, options: PumpOptions = {}): Effect.Eff
       // period; a claim that finds fewer due rows than it asked for pays it off.
       let owed = true
       let wake = wakeup.deliveries.current
-      for (;;) {
+      const stopped = stop.current
+      while (!stopping) {
         // The pulses are taken BEFORE looking, so one fired meanwhile is not lost.
         const slot = roomy.current
         const poked = probed.current
@@ -236,12 +251,14 @@ export const runPump = (parts: PumpParts, options: PumpOptions = {}): Effect.Eff
           continue
         }
         if (owed || probes.size > 0) {
-          yield* Effect.promise(() => Promise.race([slot, poked]))
+          yield* Effect.promise(() => Promise.race([slot, poked, stopped]))
           continue
         }
         parkedOn = wake
         settle()
-        const woken = yield* Effect.promise(() => Promise.race([wake.then(() => true), poked.then(() => false)])).pipe(
+        const woken = yield* Effect.promise(() =>
+          Promise.race([wake.then(() => true), poked.then(() => false), stopped.then(() => false)])
+        ).pipe(
           Effect.timeoutTo({ duration: sweep, onTimeout: () => true, onSuccess: (w) => w })
         )
         parkedOn = undefined
@@ -268,7 +285,8 @@ export const runPump = (parts: PumpParts, options: PumpOptions = {}): Effect.Eff
             pairs.set(pairKey(row.subscription_id, row.conversation_peer), [row.subscription_id, row.conversation_peer])
           }
         }
-        const turns = Math.max(0, Math.min(pairs.size, 2 * maxInFlight - inFlight))
+        // Stopping, a record claims no turn: the conversation's next row waits, pending.
+        const turns = stopping ? 0 : Math.max(0, Math.min(pairs.size, 2 * maxInFlight - inFlight))
         inFlight += turns
         const claimedAt = new Date(yield* Clock.currentTimeMillis)
         const next = yield* record(batch, turns, claimedAt).pipe(
@@ -283,12 +301,15 @@ export const runPump = (parts: PumpParts, options: PumpOptions = {}): Effect.Eff
         probe([...pairs.values()])
         unrecorded -= batch.length
         settle()
+        if (stopping) settling.fire()
       }
     })
 
     // Fan-out of this process may insert rows already claimed into reserved slots.
     yield* wakeup.registerDirect({
       reserve: (max) => {
+        // Stopping: fan-out's rows go in pending, for whichever process runs next.
+        if (stopping) return 0
         const granted = Math.max(0, Math.min(max, maxInFlight - inFlight))
         inFlight += granted
         return granted
@@ -297,7 +318,7 @@ export const runPump = (parts: PumpParts, options: PumpOptions = {}): Effect.Eff
       probe,
       room: (timeout) =>
         Effect.gen(function*() {
-          for (let round = 0; round < ROOM_ROUNDS; round++) {
+          for (let round = 0; round < ROOM_ROUNDS && !stopping; round++) {
             const slot = roomy.current
             const free = maxInFlight - inFlight
             if (free >= topUp) return free
@@ -308,15 +329,45 @@ export const runPump = (parts: PumpParts, options: PumpOptions = {}): Effect.Eff
           return 0
         })
     })
-    yield* Effect.forkScoped(claimer)
+    const claiming = yield* Effect.forkScoped(claimer)
     // Two recorders: while one statement runs, the other takes the outcomes settling
     // meanwhile, so a conversation's next turn waits for one record, not for two.
     yield* Effect.forkScoped(recorder)
     yield* Effect.forkScoped(recorder)
+    // A stop begun elsewhere (the HTTP drain runs beside the workers) ends claiming at once.
+    yield* Effect.forkScoped(Effect.zipRight(shutdown.stopped, Effect.sync(beginStop)))
+
+    // Added last, so it runs first on close: before the recorders and the claimer are
+    // interrupted and the POSTs aborted. Closed without a stop, they are at once.
+    yield* Effect.addFinalizer(() =>
+      Effect.gen(function*() {
+        if (!shutdown.isStopping()) return
+        beginStop()
+        const quiet = () => running.size === 0 && unrecorded === 0
+        const finished = yield* shutdown.untilDeadline(Effect.zipRight(
+          Fiber.await(claiming),
+          Effect.promise(async () => {
+            for (let next = settling.current; !quiet(); next = settling.current) await next
+          })
+        ))
+        if (Option.isSome(finished)) return
+        // The deadline: what is still being sent (or was sent and is not recorded) goes back.
+        const left = [...running.values()]
+        for (const controller of running.keys()) controller.abort()
+        running.clear()
+        for (const { row, claimedAt } of Chunk.toReadonlyArray(yield* Queue.takeAll(settled))) {
+          left.push({ id: row.id, lease: claimedAt })
+        }
+        yield* parts.release(left).pipe(
+          Effect.zipRight(Effect.logWarning(`stop: ${left.length} deliveries in flight at the deadline handed back, pending`)),
+          Effect.catchAllCause((cause) => Effect.logError("stop: handing back the deliveries in flight failed; retried after their lease", cause))
+        )
+      })
+    )
 
     const idle: Effect.Effect<void> = Effect.suspend(() => {
       // Taken before looking, so a pulse fired meanwhile is not lost.
-      const pulse = quiet.current
+      const pulse = quieted.current
       return isIdle() ? Effect.void : Effect.zipRight(Effect.promise(() => pulse), idle)
     })
     return { idle }

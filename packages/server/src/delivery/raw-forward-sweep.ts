@@ -1,4 +1,5 @@
 import { Duration, Effect, Layer } from "effect"
+import { Shutdown } from "../jobs/shutdown.js"
 import { RawForward } from "./raw-forward.js"
 import { awaitPulse } from "./wakeup.js"
 
@@ -12,14 +13,15 @@ const SWEEP_INTERVAL = Duration.seconds(10)
 /** The raw-forward sweep as a scoped fiber (registered only where workers run). */
 export const RawForwardSweepLive = Layer.scopedDiscard(Effect.gen(function*() {
   const rawForward = yield* RawForward
+  const { fork, work } = yield* Shutdown
   const tick = Effect.gen(function*() {
     const pulse = rawForward.pulse.current
-    yield* rawForward.sweepOnce()
+    yield* work(rawForward.sweepOnce())
     yield* awaitPulse(pulse, SWEEP_INTERVAL)
   }).pipe(
     Effect.catchAllCause((cause) =>
       Effect.logError("raw-forward sweep failed", cause).pipe(Effect.zipRight(Effect.sleep(Duration.seconds(1))))
     )
   )
-  yield* Effect.forkScoped(Effect.forever(tick))
+  yield* fork(Effect.forever(tick))
 })).pipe(Layer.provide(RawForward.Default))

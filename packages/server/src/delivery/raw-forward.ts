@@ -5,6 +5,7 @@ import { RAW_FORWARD_DEAD_LETTER_DELAY_MINUTES } from "@platform/shared"
 import { AppConfig } from "../config.js"
 import { Secrets } from "../crypto/secrets.js"
 import { jsonbRows } from "../db/jsonb-rows.js"
+import { Shutdown } from "../jobs/shutdown.js"
 import { platformSignature } from "./signer.js"
 import { DeliveryTransport } from "./transport.js"
 import { Pulse } from "./wakeup.js"
@@ -61,6 +62,9 @@ export const nextRetryAt = (attemptNumber: number, nowMs: number): number | null
  * from the sweep), signs the stored bytes with the channel's webhook secret,
  * and records every outcome of a batch in one statement. Claiming uses
  * `FOR UPDATE SKIP LOCKED`, so any number of worker processes share the table.
+ * On a stop the sweep claims no further batch; attempts in flight (inline ones
+ * included) finish within the grace period, and rows still being sent at its
+ * deadline are handed back, pending and due.
  */
 export class RawForward extends Effect.Service<RawForward>()("@platform/server/RawForward", {
   scoped: Effect.gen(function*() {
@@ -69,8 +73,11 @@ export class RawForward extends Effect.Service<RawForward>()("@platform/server/R
     const config = yield* AppConfig
     const secrets = yield* Secrets
     const transport = yield* DeliveryTransport
+    const shutdown = yield* Shutdown
     const pulse = new Pulse()
     const inflight = yield* FiberSet.make()
+    // Runs before the set's own finalizer interrupts the inline attempts: a stop gives them its grace period.
+    yield* Effect.addFinalizer(() => shutdown.untilDeadline(FiberSet.awaitEmpty(inflight)))
     const permits = yield* Effect.makeSemaphore(POST_CONCURRENCY * 4)
 
     // One NOTIFY after commit, coalesced while one is in flight (DESIGN §8).
@@ -124,9 +131,19 @@ export class RawForward extends Effect.Service<RawForward>()("@platform/server/R
           next_retry_at timestamptz, response_status int, snippet text, error text, at timestamptz)
         where d.id = x.id and d.status = 'delivering' and d.attempts = x.prev`.pipe(Effect.orDie, Effect.asVoid)
 
+    /** Leased rows handed back unsent: pending and due at once, not after the 2-minute lease. */
+    const release = (rows: ReadonlyArray<ClaimedDelivery>) =>
+      sql`
+        update platform_deliveries d set status = 'pending', next_retry_at = now(), updated_at = now()
+        from jsonb_to_recordset(${jsonbRows(rows.map((r) => ({ id: r.id, prev: r.attempts })))}::jsonb) as x(id bigint, prev int)
+        where d.id = x.id and d.status = 'delivering' and d.attempts = x.prev`.pipe(Effect.orDie, Effect.asVoid)
+
     /** Sends leased rows concurrently and records every outcome in one statement. */
     const deliver = Effect.fn("RawForward.deliver")(function*(rows: ReadonlyArray<ClaimedDelivery>) {
-      const results = yield* Effect.forEach(rows, send, { concurrency: POST_CONCURRENCY })
+      // Interrupted at a stop's deadline, the rows go back rather than wait out their lease.
+      const results = yield* Effect.forEach(rows, send, { concurrency: POST_CONCURRENCY }).pipe(
+        Effect.onInterrupt(() => shutdown.isStopping() ? release(rows) : Effect.void)
+      )
       const nowMs = yield* Clock.currentTimeMillis
       const at = new Date(nowMs).toISOString()
       const outcomes = results.map(({ row, attempt, answered, error }): Outcome => {
@@ -182,10 +199,11 @@ export class RawForward extends Effect.Service<RawForward>()("@platform/server/R
         }))
       })
 
-    /** One sweep: claims and delivers due rows until none is left; returns how many were attempted. */
+    /** One sweep: claims and delivers due rows until none is left (or a stop); returns how many were attempted. */
     const sweepOnce = Effect.fn("RawForward.sweep")(function*() {
       let total = 0
       for (;;) {
+        if (shutdown.isStopping()) return total
         const rows = yield* claim(CLAIM_BATCH)
         if (rows.length === 0) return total
         yield* deliver(rows)

@@ -9,6 +9,8 @@ export class Draining extends Effect.Service<Draining>()("@platform/server/Drain
   effect: Effect.map(Deferred.make<void>(), (started) => ({
     /** Completes once draining has begun. */
     started: Deferred.await(started),
+    /** Whether draining has begun. */
+    isDraining: Deferred.isDone(started),
     begin: Deferred.succeed(started, undefined)
   }))
 }) {}

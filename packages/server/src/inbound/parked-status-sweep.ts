@@ -1,4 +1,5 @@
 import { Duration, Effect, Layer } from "effect"
+import { Shutdown } from "../jobs/shutdown.js"
 import { ParkedStatuses } from "./parked.js"
 
 const SWEEP_INTERVAL = Duration.seconds(15)
@@ -6,11 +7,12 @@ const SWEEP_INTERVAL = Duration.seconds(15)
 /** Applies late-matched parked status callbacks and drops expired ones (registered only where workers run). */
 export const ParkedStatusSweepLive = Layer.scopedDiscard(Effect.gen(function*() {
   const parked = yield* ParkedStatuses
-  const tick = parked.sweepOnce.pipe(
+  const { fork, work } = yield* Shutdown
+  const tick = work(parked.sweepOnce).pipe(
     Effect.zipRight(Effect.sleep(SWEEP_INTERVAL)),
     Effect.catchAllCause((cause) =>
       Effect.logError("parked-status sweep failed", cause).pipe(Effect.zipRight(Effect.sleep(SWEEP_INTERVAL)))
     )
   )
-  yield* Effect.forkScoped(Effect.forever(tick))
+  yield* fork(Effect.forever(tick))
 })).pipe(Layer.provide(ParkedStatuses.Default))

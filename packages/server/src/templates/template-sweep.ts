@@ -1,6 +1,7 @@
 import { Duration, Effect, Layer, Schedule, type SubscriptionRef } from "effect"
 import { Templates } from "./templates.js"
 import { periodic } from "../jobs/periodic.js"
+import { Shutdown } from "../jobs/shutdown.js"
 
 /*
  * Only a PATCH whose process died between marking the row pending and writing Meta's
@@ -19,6 +20,6 @@ export const templateSweep = (ticks?: SubscriptionRef.SubscriptionRef<number>) =
     periodic("template sweep", templates.sweepStale(), Schedule.spaced(TEMPLATE_SWEEP_INTERVAL), ticks))
 
 /** Settles template edits and creates whose process died mid-call (registered only where workers run). */
-export const TemplateSweepLive = Layer.scopedDiscard(Effect.forkScoped(templateSweep())).pipe(
+export const TemplateSweepLive = Layer.scopedDiscard(Effect.flatMap(Shutdown, (shutdown) => shutdown.fork(templateSweep()))).pipe(
   Layer.provide(Templates.Default)
 )

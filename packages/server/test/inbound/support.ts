@@ -4,6 +4,7 @@ import { Effect, Layer } from "effect"
 import { AppConfig } from "../../src/config.js"
 import { Secrets } from "../../src/crypto/secrets.js"
 import { RawForward } from "../../src/delivery/raw-forward.js"
+import { Shutdown } from "../../src/jobs/shutdown.js"
 import { HttpAppLive } from "../../src/server.js"
 import { signedBody } from "../fixtures/meta/inbound.js"
 import { TestDatabase } from "../support/database.js"
@@ -22,6 +23,7 @@ export const TestInbound = (overrides: Record<string, string> = {}) =>
     RawForward.Default
   ).pipe(
     Layer.provideMerge(Secrets.Default),
+    Layer.provideMerge(Shutdown.Default),
     Layer.provideMerge(TestListener),
     Layer.provideMerge(TestDatabase),
     Layer.provideMerge(AppConfig.layerWith({ LOG_LEVEL: "error", ...KEYS, ...overrides }))
