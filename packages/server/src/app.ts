@@ -4,6 +4,7 @@ import { DatabaseLive } from "./db/client.js"
 import { DemoLive } from "./demo.js"
 import { DomainLive, KernelLive } from "./services.js"
 import { HttpLive } from "./server.js"
+import { Readiness } from "./http/readiness.js"
 import { StopSignalsLive } from "./stop-signals.js"
 import { Shutdown } from "./jobs/shutdown.js"
 import { LoggingLive } from "./logging.js"
@@ -21,11 +22,12 @@ const WorkersLive = Layer.unwrapEffect(
 ).pipe(Layer.provide(KernelLive))
 
 /**
- * The first-run demo account (sandbox, not production), set up in the background once
- * the server answers. `DomainLive` is the same layer value HttpLive builds, so the
- * process keeps one instance of each domain service (layers are memoized by reference).
+ * The first-run demo account (sandbox, not production). It holds readiness, so it is
+ * built before the HTTP layer (provided to it): `/readyz` answers 200 only once the demo
+ * exists. `DomainLive` and `Readiness.Default` are the same layer values HttpLive builds,
+ * so the process keeps one instance of each (layers are memoized by reference).
  */
-const FirstRunLive = DemoLive.pipe(Layer.provide(DomainLive))
+const FirstRunLive = DemoLive.pipe(Layer.provide(DomainLive), Layer.provide(Readiness.Default))
 
 /**
  * The whole process: configuration, logging, database, HTTP, workers and the first-run
@@ -34,7 +36,7 @@ const FirstRunLive = DemoLive.pipe(Layer.provide(DomainLive))
  * one grace period (jobs/shutdown.ts).
  */
 export const AppLive = Shutdown.beginOnClose.pipe(
-  Layer.provide(Layer.mergeAll(HttpLive, WorkersLive, FirstRunLive)),
+  Layer.provide(Layer.mergeAll(HttpLive.pipe(Layer.provide(FirstRunLive)), WorkersLive)),
   Layer.provide(Shutdown.Default),
   Layer.provide(StopSignalsLive),
   Layer.provide(DatabaseLive),

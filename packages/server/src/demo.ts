@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import type { DashboardChannel } from "@platform/shared"
-import { Config, Effect, Layer, Option, Redacted, Schedule } from "effect"
+import { Config, Effect, Layer, Option, Redacted } from "effect"
 import { randomBytes, randomInt } from "node:crypto"
 import { existsSync } from "node:fs"
 import { fileURLToPath } from "node:url"
@@ -8,6 +8,7 @@ import { AppConfig } from "./config.js"
 import { Accounts } from "./accounts/accounts.js"
 import { ApiKeys } from "./auth/api-keys.js"
 import { Channels } from "./channels/channels.js"
+import { Readiness } from "./http/readiness.js"
 
 /**
  * The first-run experience (DESIGN §3): on the first start with the sandbox upstream
@@ -187,28 +188,22 @@ export const renderExists = (email: string, publicUrl: string) =>
   `Demo account ${email} exists (created on the first start; its API key is not shown again). ` +
   `New key: log in (POST ${publicUrl}/platform/dashboard/login) and POST ${publicUrl}/platform/dashboard/api-keys.\n`
 
-/** Resolves once this server answers /readyz at PUBLIC_URL (the sandbox code exchange goes over HTTP). */
-const untilReady = (publicUrl: string) =>
-  Effect.tryPromise(async (signal) => {
-    const res = await fetch(`${publicUrl}/readyz`, { signal: AbortSignal.any([signal, AbortSignal.timeout(2_000)]) })
-    await res.body?.cancel()
-    if (!res.ok) throw new Error(`readyz answered ${res.status}`)
-  }).pipe(
-    Effect.retry(Schedule.spaced("100 millis").pipe(Schedule.upTo("60 seconds")))
-  )
-
 /**
- * At start-up, in the background (readiness is not delayed): waits until the server
- * answers, ensures the demo account, prints the block or the short line to stdout.
+ * At start-up: holds readiness (built before the server listens, so no `/readyz` can
+ * answer 200 first), waits until the server answers requests, ensures the demo account,
+ * prints the block or the short line to stdout, then lets readiness go, also when it
+ * failed (logged: the server is usable without a demo).
  */
 export const DemoLive = Layer.scopedDiscard(Effect.gen(function*() {
   const config = yield* AppConfig
   if (config.upstream !== "sandbox" || config.production || !config.runsApi) return
+  const readiness = yield* Readiness
+  const release = yield* readiness.hold
   const password = Option.getOrUndefined(yield* Config.option(Config.redacted("DEMO_PASSWORD")).pipe(
     Effect.map(Option.map(Redacted.value)),
     Effect.orElseSucceed(() => Option.none<string>())
   ))
-  yield* untilReady(config.publicUrl).pipe(
+  yield* readiness.serving.pipe(
     Effect.zipRight(ensureDemo({ password })),
     Effect.tap((outcome) =>
       Effect.sync(() => {
@@ -217,6 +212,7 @@ export const DemoLive = Layer.scopedDiscard(Effect.gen(function*() {
       })
     ),
     Effect.catchAllCause((cause) => Effect.logWarning("demo account: not set up", cause)),
+    Effect.ensuring(release),
     Effect.forkScoped
   )
 }))

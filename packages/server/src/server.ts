@@ -23,6 +23,7 @@ import { Shutdown } from "./jobs/shutdown.js"
 import { EventsStreamLive } from "./events/events-stream-http.js"
 import { nodeServerLayer } from "./http/node-server.js"
 import { HealthLive } from "./http/health.js"
+import { Readiness } from "./http/readiness.js"
 import { InputGuardLive } from "./http/input-guard.js"
 import { MediaDownloadRoute, MediaLive } from "./media/media-http.js"
 import { MessageHistoryLive } from "./messages/message-history-http.js"
@@ -70,6 +71,7 @@ export const HttpAppLive = Layer.mergeAll(
 ).pipe(
   Layer.provideMerge(ApiLive),
   Layer.provideMerge(Draining.Default),
+  Layer.provideMerge(Readiness.Default),
   Layer.provideMerge(DeliveryDomainLive),
   Layer.provideMerge(DomainLive)
 )
@@ -97,9 +99,11 @@ const drain = (server: Server, draining: Draining, shutdown: Shutdown) =>
 export const HttpLive = Layer.unwrapEffect(Effect.gen(function*() {
   const config = yield* AppConfig
   const server = createServer()
+  // Built after `serve`, so the app answers by now.
   const drainOnClose = Effect.gen(function*() {
     const draining = yield* Draining
     const shutdown = yield* Shutdown
+    yield* (yield* Readiness).served
     yield* Effect.addFinalizer(() => drain(server, draining, shutdown))
   })
   return Layer.scopedDiscard(drainOnClose).pipe(
@@ -109,6 +113,7 @@ export const HttpLive = Layer.unwrapEffect(Effect.gen(function*() {
     )),
     Layer.provide(nodeServerLayer({ port: config.port, host: config.host }, () => server)),
     Layer.provide(Draining.Default),
+    Layer.provide(Readiness.Default),
     Layer.provide(Shutdown.Default)
   )
 }))

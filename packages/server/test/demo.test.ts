@@ -1,8 +1,11 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
-import { ensureDemo, renderCreated, renderExists } from "../src/demo.js"
+import { existsSync } from "node:fs"
+import { afterEach, describe, it } from "vitest"
+import { DEMO_EMAIL, ensureDemo, renderCreated, renderExists } from "../src/demo.js"
 import { DomainLive } from "../src/services.js"
+import { freePort, removeScratch, run, serverEnv, serverMain, stopAll, untilAnswer } from "./support/process.js"
 import { baseUrl, TestServer as Server } from "./support/server.js"
 
 /** The test server with the domain services in context (the same DomainLive value its routes use). */
@@ -60,3 +63,44 @@ layer(TestServer({ NODE_ENV: "production", UNSAFE_ALLOW_LOCAL_TARGETS: "false", 
       }))
   }
 )
+
+describe("readiness at the first start", () => {
+  afterEach(async () => {
+    stopAll()
+    await removeScratch()
+  })
+
+  it("/readyz first answers 200 once the demo account exists: its login works and both its channels are connected at once; /healthz answers before", async () => {
+    expect(existsSync(serverMain), "build the server first (npm run build -w @platform/server)").toBe(true)
+    const port = await freePort()
+    const base = `http://127.0.0.1:${port}`
+    const password = "demo-password-ready"
+    const server = run(process.execPath, [serverMain], {
+      env: serverEnv({ PORT: String(port), PUBLIC_URL: base, PGLITE_MEMORY: "1", DEMO_PASSWORD: password })
+    })
+    // Both polled from before the server listens.
+    let healthy = Number.POSITIVE_INFINITY
+    const healthz = untilAnswer(server, `${base}/healthz`).then(() => (healthy = Date.now()))
+    await untilAnswer(server, `${base}/readyz`)
+    const ready = Date.now()
+    await healthz
+    expect(healthy).toBeLessThanOrEqual(ready)
+
+    const login = await fetch(`${base}/platform/dashboard/login`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email: DEMO_EMAIL, password })
+    })
+    expect(login.status).toBe(200)
+    const cookie = login.headers.getSetCookie().find((c) => c.startsWith("access_token_dev="))!.split(";")[0]!
+    const channels = (await fetch(`${base}/platform/dashboard/channels`, { headers: { cookie } }).then((r) => r.json())) as Array<{
+      type: string
+      status: string
+    }>
+    expect(channels.map((c) => [c.type, c.status]).sort()).toEqual([["chat", "active"], ["social", "active"]])
+    // The block was printed before readiness was given.
+    expect(server.output()).toContain("Demo account created")
+    server.child.kill("SIGTERM")
+    expect(await server.exit).toEqual({ code: 0, signal: null })
+  }, 90_000)
+})

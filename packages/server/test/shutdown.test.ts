@@ -22,8 +22,9 @@ import {
 
 const main = fileURLToPath(new URL("../dist/main.js", import.meta.url))
 
-const startServer = (env: Record<string, string> = {}) =>
-  new Promise<{ port: number; child: ReturnType<typeof spawn>; output: () => string }>((resolve, reject) => {
+/** Starts the built server and resolves once it is ready (`/readyz` waits for the first-run demo). */
+const startServer = async (env: Record<string, string> = {}) => {
+  const started = await new Promise<{ port: number; child: ReturnType<typeof spawn>; output: () => string }>((resolve, reject) => {
     const child = spawn(process.execPath, [main], {
       env: { ...process.env, PORT: "0", HOST: "127.0.0.1", PGLITE_MEMORY: "1", LOG_FORMAT: "json", DATABASE_URL: "", ...env },
       stdio: ["ignore", "pipe", "pipe"]
@@ -38,6 +39,13 @@ const startServer = (env: Record<string, string> = {}) =>
     child.stderr!.on("data", onData)
     child.on("exit", (code) => reject(new Error(`server exited early with ${code}: ${output}`)))
   })
+  for (;;) {
+    const res = await fetch(`http://127.0.0.1:${started.port}/readyz`)
+    await res.body?.cancel()
+    if (res.status === 200) return started
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
 
 /** Signs up `name`@example.com and returns the dashboard session cookie. */
 const signupCookie = async (base: string, name: string) => {
