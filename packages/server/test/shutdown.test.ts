@@ -1,5 +1,4 @@
 import { afterEach, describe, expect, it } from "vitest"
-import { spawn } from "node:child_process"
 import { existsSync } from "node:fs"
 import { Agent, createServer, request, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -24,25 +23,22 @@ const main = fileURLToPath(new URL("../dist/main.js", import.meta.url))
 
 /** Starts the built server and resolves once it is ready (`/readyz` waits for the first-run demo). */
 const startServer = async (env: Record<string, string> = {}) => {
-  const started = await new Promise<{ port: number; child: ReturnType<typeof spawn>; output: () => string }>((resolve, reject) => {
-    const child = spawn(process.execPath, [main], {
-      env: { ...process.env, PORT: "0", HOST: "127.0.0.1", PGLITE_MEMORY: "1", LOG_FORMAT: "json", DATABASE_URL: "", ...env },
-      stdio: ["ignore", "pipe", "pipe"]
-    })
-    let output = ""
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString()
-      const match = /Listening on http:\/\/[^:]+:(\d+)/.exec(output)
-      if (match) resolve({ port: Number(match[1]), child, output: () => output })
+  const { child, exit, output } = run(process.execPath, [main], {
+    env: { ...process.env, PORT: "0", HOST: "127.0.0.1", PGLITE_MEMORY: "1", LOG_FORMAT: "json", DATABASE_URL: "", ...env }
+  })
+  const port = await new Promise<number>((resolve, reject) => {
+    const onData = () => {
+      const match = /Listening on http:\/\/[^:]+:(\d+)/.exec(output())
+      if (match) resolve(Number(match[1]))
     }
     child.stdout!.on("data", onData)
     child.stderr!.on("data", onData)
-    child.on("exit", (code) => reject(new Error(`server exited early with ${code}: ${output}`)))
+    void exit.then(({ code }) => reject(new Error(`server exited early with ${code}: ${output()}`)))
   })
   for (;;) {
-    const res = await fetch(`http://127.0.0.1:${started.port}/readyz`)
+    const res = await fetch(`http://127.0.0.1:${port}/readyz`)
     await res.body?.cancel()
-    if (res.status === 200) return started
+    if (res.status === 200) return { port, child, output }
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
 }
@@ -56,6 +52,12 @@ const signupCookie = async (base: string, name: string) => {
   })
   return signup.headers.getSetCookie().find((c) => c.startsWith("access_token_dev="))!.split(";")[0]!
 }
+
+// A test that fails leaves no server behind.
+afterEach(async () => {
+  stopAll()
+  await removeScratch()
+})
 
 describe("process lifecycle", () => {
   it("SIGTERM drains: an open keep-alive connection does not hold the process, exit code 0", async () => {
@@ -167,11 +169,6 @@ describe("process lifecycle", () => {
 })
 
 describe("stopping within the grace period", () => {
-  afterEach(async () => {
-    stopAll()
-    await removeScratch()
-  })
-
   it("npm start passes SIGTERM and SIGINT on: npm, the launcher and the server are gone within the grace period, exit code 0, and the port and the embedded database are free for the next start", async () => {
     expect(existsSync(main), "build the server first (npm run build -w @platform/server)").toBe(true)
     const port = await freePort()
