@@ -14,6 +14,7 @@ import { ChannelOperations } from "./channels/channel-operations.js"
 import { Channels } from "./channels/channels.js"
 import { Contacts } from "./contacts/contacts.js"
 import { Events } from "./outbox/events.js"
+import { HeldOutcomes } from "./messages/held-outcomes.js"
 import { Idempotency } from "./messages/idempotency.js"
 import { Media } from "./media/media.js"
 import { MessageHistory } from "./messages/message-history.js"
@@ -55,6 +56,7 @@ export const DomainLive = Layer.mergeAll(
   MessageHistory.Default,
   Messages.Default,
   Idempotency.Default,
+  HeldOutcomes.Default,
   Usage.Default,
   Contacts.Default,
   Media.Default,

@@ -21,7 +21,8 @@ export const ErrorCodes = {
   channel_unusable: 422,
   idempotency_key_reused: 422,
   not_implemented: 501,
-  upstream_error: 502
+  upstream_error: 502,
+  outcome_pending: 503
 } as const
 export type ErrorCode = keyof typeof ErrorCodes
 
@@ -96,6 +97,23 @@ export class IdempotencyKeyInFlight extends Schema.TaggedError<IdempotencyKeyInF
   coded("idempotency_key_in_flight")
 ) {
   static readonly code = "idempotency_key_in_flight"
+}
+
+/**
+ * 503 of POST /messages: the upstream accepted the message (it has gone out) but the
+ * database failed before it was recorded; the server holds the outcome and records it
+ * when the database returns. Do not send it again without the same Idempotency-Key: a
+ * retry with the key gets the recorded reply once it is written.
+ */
+export class SendOutcomePending extends Schema.TaggedError<SendOutcomePending>()(
+  "SendOutcomePending",
+  {
+    message: message("the upstream accepted the message; it will be recorded when the database returns"),
+    meta_message_id: Schema.NullOr(Schema.String)
+  },
+  coded("outcome_pending")
+) {
+  static readonly code = "outcome_pending"
 }
 
 export class NoRecipients extends Schema.TaggedError<NoRecipients>()(
@@ -394,7 +412,8 @@ export const ErrorClasses = [
   ValidationFailed,
   RateLimited,
   TemplateQuotaExceeded,
-  SendUpstreamError
+  SendUpstreamError,
+  SendOutcomePending
 ] as const
 
 export type PlatformError = InstanceType<(typeof ErrorClasses)[number]>

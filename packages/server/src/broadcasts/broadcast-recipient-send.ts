@@ -40,6 +40,14 @@ const recipientRefused = (
     where id = ${recipientId} and status = 'pending'`.pipe(Effect.orDie, Effect.as("failed" as const))
 
 /**
+ * The recipients of this process whose send the upstream answered and whose record
+ * is held until the database returns (HeldOutcomes): their claim's lease may run out
+ * during the outage, and a pass that claimed one again would send it twice, so
+ * passes of this process leave them alone until the record is written.
+ */
+export type HeldRecipients = Set<number>
+
+/**
  * One recipient of a broadcast (its claimed row `recipientId`): the same rules,
  * template quota, upstream call and record as a template send of POST /messages
  * (the message stored with source `broadcast`; its message.sent event says `api`,
@@ -50,7 +58,7 @@ const recipientRefused = (
  * channel's own throttle, or Meta's 130429 and call rate limits, which accept
  * nothing) releases the claim (`throttled`: a later pass retries it).
  */
-export const broadcastRecipientSend = (sql: SqlClient.SqlClient, messages: Messages) =>
+export const broadcastRecipientSend = (sql: SqlClient.SqlClient, messages: Messages, held: HeldRecipients) =>
   Effect.fn("BroadcastSender.sendToRecipient")(function*(
     channel: UsableChannel,
     input: SendMessage,
@@ -72,8 +80,14 @@ export const broadcastRecipientSend = (sql: SqlClient.SqlClient, messages: Messa
     if (outcome._tag === "Left") {
       return yield* recipientRefused(sql, recipientId, { error: "template_quota_exceeded", message: outcome.left.detail })
     }
-    if (outcome.right._tag === "Sent") return "sent" as const
-    if (outcome.right._tag === "Failed") return "failed" as const
+    if (outcome.right._tag !== "Unsent") {
+      const recorded = outcome.right.recorded
+      if (recorded._tag === "Held") {
+        held.add(recipientId)
+        yield* Effect.forkDaemon(Effect.ensuring(recorded.written, Effect.sync(() => held.delete(recipientId))))
+      }
+      return outcome.right._tag === "Sent" ? "sent" as const : "failed" as const
+    }
     const e = outcome.right.error
     if (e._tag === "UpstreamRequestInvalid") return yield* recipientRefused(sql, recipientId, { error: e.code, message: e.message })
     // Refused for throughput (ours or Meta's, which accepted nothing): the recipient waits for a later pass.

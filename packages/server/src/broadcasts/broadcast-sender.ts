@@ -3,7 +3,7 @@ import { type Plan, PLAN_LIMITS, type SendMessage } from "@platform/shared"
 import { Clock, Effect } from "effect"
 import { ChannelCredentialsCache } from "../channels/channel-credentials.js"
 import { Messages } from "../messages/messages.js"
-import { broadcastRecipientSend } from "./broadcast-recipient-send.js"
+import { broadcastRecipientSend, type HeldRecipients } from "./broadcast-recipient-send.js"
 
 /** Recipients claimed at a time: one batch is a few seconds of sending at the upstream's 80 messages a second. */
 export const BROADCAST_BATCH_SIZE = 100
@@ -74,7 +74,8 @@ const templateSend = (r: Claimed): SendMessage => {
 export class BroadcastSender extends Effect.Service<BroadcastSender>()("@platform/server/BroadcastSender", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const sendToRecipient = broadcastRecipientSend(sql, yield* Messages)
+    const held: HeldRecipients = new Set()
+    const sendToRecipient = broadcastRecipientSend(sql, yield* Messages, held)
     const channels = yield* ChannelCredentialsCache
 
     /** Scheduled broadcasts that came due, of accounts whose plan allows broadcasts (see BROADCAST_PLANS). */
@@ -98,7 +99,8 @@ export class BroadcastSender extends Effect.Service<BroadcastSender>()("@platfor
      * stops at the channel's share of the batch (the batch split evenly over the
      * channels with a recipient to take). A channel with less than its share left
      * makes a smaller batch; the pass claims again after it. Only broadcasts of
-     * accounts whose plan allows broadcasts are claimed (see BROADCAST_PLANS).
+     * accounts whose plan allows broadcasts are claimed (see BROADCAST_PLANS), and
+     * never a recipient whose outcome this process holds (HeldRecipients).
      */
     const claim = (now: Date, skipChannels: ReadonlyArray<number>) =>
       sql<Claimed>`
@@ -117,6 +119,7 @@ export class BroadcastSender extends Effect.Service<BroadcastSender>()("@platfor
           cross join lateral (
             select r.id, r.broadcast_id from broadcast_recipients r
             where r.broadcast_id = any(l.ids) and r.status = 'pending' and (r.claimed_until is null or r.claimed_until <= ${now})
+              and r.id <> all(${[...held]}::bigint[])
             order by r.broadcast_id, r.id
             limit (select ceil(${BROADCAST_BATCH_SIZE}::numeric / greatest(count(*), 1)) from live)
             for update of r skip locked

@@ -1,4 +1,4 @@
-import type { SqlClient, Statement } from "@effect/sql"
+import type { SqlClient, SqlError, Statement } from "@effect/sql"
 import type { SendMessage } from "@platform/shared"
 import { Effect } from "effect"
 import type { SendErrorBody } from "../upstream/errors.js"
@@ -96,13 +96,19 @@ export interface RecipientOutcome {
   readonly failed: (error: SendErrorBody) => Statement.Fragment
 }
 
+/** The Idempotency-Key a POST /messages claimed, with the hash of its request (which a retry must match). */
+export interface ClaimedKey {
+  readonly key: string
+  readonly hash: string
+}
+
 /**
  * Who answers for a send, written in the record's statement: a POST /messages, with the
  * Idempotency-Key it claimed (if any), or a broadcast's recipient, with its outcome's writes.
  * The message's `source` is the owner's.
  */
 export type SendOwner =
-  | { readonly source: "api"; readonly key: string | undefined }
+  | { readonly source: "api"; readonly claimed: ClaimedKey | undefined }
   | { readonly source: "broadcast"; readonly outcome: RecipientOutcome }
 
 /** The Idempotency-Key outcome a record completes: the claimed key and the reply it stores. */
@@ -138,6 +144,10 @@ export const lastInboundMessage = (sql: SqlClient.SqlClient, channel: UsableChan
  * callbacks that arrived before this record (parked by the inbound statement)
  * are applied here in arrival order, never backwards, with the events they
  * would have written had they come after it; expired ones are only deleted.
+ * `sentAt` is when the upstream accepted it, given when the record is written
+ * later than that (held through a database outage): the message's created_at
+ * and its event's occurred_at say when it was sent, not when it was written.
+ * A SqlError is the caller's to handle (the upstream has already sent it).
  */
 export const recordSent = (
   sql: SqlClient.SqlClient,
@@ -146,10 +156,12 @@ export const recordSent = (
   peer: string,
   upstreamId: string | null,
   kept: Kept | null,
-  owner: SendOwner
+  owner: SendOwner,
+  sentAt?: Date
 ) => {
   const eventId = newEventId()
-  const now = new Date().toISOString()
+  const now = (sentAt ?? new Date()).toISOString()
+  const createdAt = sentAt === undefined ? null : now
   const chat = channel.type === "chat"
   const contact = chat
     ? sql`
@@ -197,11 +209,11 @@ export const recordSent = (
     ),
     msg as (
       insert into messages (developer_account_id, platform_channel_id, conversation_id, contact_id, direction, source,
-        type, text, payload, media_id, status, status_updated_at, meta_message_id, error)
+        type, text, payload, media_id, status, status_updated_at, meta_message_id, error, created_at)
       select ${channel.account_id}, ${channel.id}, conv.id, contact.id, 'outbound', ${owner.source},
         ${body.type}, ${text},
         ${json(payloadOf(body))}::jsonb, ${mediaId}, coalesce((select status from best), 'sent'), now(), ${upstreamId},
-        (select envelope from best)
+        (select envelope from best), coalesce(${createdAt}::timestamptz, now())
       from conv, contact
       returning id, conversation_id
     ),
@@ -228,12 +240,25 @@ export const recordSent = (
       returning 1
     ),
     recipient as (${owner.source === "broadcast" ? owner.outcome.sent(upstreamId) : sql`select 1`})
-    select msg.id, msg.conversation_id from msg`.pipe(
-    Effect.orDie
-  )
+    select msg.id, msg.conversation_id from msg`
 }
 
-/** A send the upstream refused: the record stays, status failed with the envelope, no counters, no event. */
+/*
+ * An upstream id names one message of its channel (messages_upstream_key), so a record of
+ * it that meets the index finds its own row: written by an earlier attempt of the same
+ * record whose answer was lost with the connection (the statement committed, the reply
+ * did not arrive), and with that row the contact, conversation, event, Idempotency-Key
+ * and recipient writes of that one statement.
+ */
+export const alreadyRecorded = (error: SqlError.SqlError): boolean => {
+  const cause = error.cause as { readonly code?: unknown; readonly constraint?: unknown } | undefined
+  return cause?.code === "23505" && cause.constraint === "messages_upstream_key"
+}
+
+/**
+ * A send the upstream refused: the record stays, status failed with the envelope, no counters, no event.
+ * A SqlError is the caller's to handle, as for `recordSent`.
+ */
 export const recordFailed = (
   sql: SqlClient.SqlClient,
   channel: UsableChannel,
@@ -261,4 +286,4 @@ export const recordFailed = (
       returning 1
     ),
     recipient as (${owner.source === "broadcast" ? owner.outcome.failed(error) : sql`select 1`})
-    select (select count(*) from msg) as messages, (select count(*) from kept) as kept`.pipe(Effect.orDie)
+    select (select count(*) from msg) as messages, (select count(*) from kept) as kept`

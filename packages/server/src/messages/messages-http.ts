@@ -23,6 +23,17 @@ const upstreamTiming = Effect.gen(function*() {
   }
 })
 
+/*
+ * Seconds a client is asked to wait after 503 outcome_pending: a held outcome is retried
+ * at least every 2 s while the database is away, so a retry with the Idempotency-Key
+ * this long after it returns replays the recorded reply.
+ */
+export const OUTCOME_PENDING_RETRY_AFTER_SECONDS = 2
+
+const retryAfter = HttpApp.appendPreResponseHandler((_request, response) =>
+  Effect.succeed(HttpServerResponse.setHeader(response, "retry-after", String(OUTCOME_PENDING_RETRY_AFTER_SECONDS)))
+)
+
 export const MessagesLive = HttpApiBuilder.group(PlatformApi, "messages", (handlers) =>
   Effect.gen(function*() {
     const messages = yield* Messages
@@ -32,7 +43,9 @@ export const MessagesLive = HttpApiBuilder.group(PlatformApi, "messages", (handl
           const principal = yield* CurrentPrincipal
           const key = yield* parseIdempotencyKey(headers["idempotency-key"])
           const onUpstream = yield* upstreamTiming
-          const result = yield* messages.send(principal.account_id, payload, key, onUpstream)
+          const result = yield* messages.send(principal.account_id, payload, key, onUpstream).pipe(
+            Effect.tapErrorTag("SendOutcomePending", () => retryAfter)
+          )
           return "_tag" in result ? replayResponse(result.response) : result
         }))
       .handle("markRead", ({ payload }) =>

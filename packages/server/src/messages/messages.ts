@@ -1,25 +1,36 @@
 import { SqlClient } from "@effect/sql"
 import {
   ChatOnly,
+  IdempotencyKeyReused,
   type MarkRead,
   type MarkReadResult,
   type SendMessage,
+  SendOutcomePending,
   type SendResult,
   SendUpstreamError,
   TemplateQuotaExceeded,
   type ValidationIssue,
   ValidationFailed
 } from "@platform/shared"
-import { Effect } from "effect"
-import { eventsCommitted } from "../delivery/wakeup.js"
+import { Duration, Effect, Option, Schedule } from "effect"
+import { DeliveryWakeup } from "../delivery/wakeup.js"
 import type { UpstreamCallError, UpstreamRequestInvalid } from "../upstream/errors.js"
 import { toSendErrorBody, UPSTREAM_THROTTLED } from "../upstream/errors.js"
 import { socialSupports } from "../upstream/message-payload.js"
 import { Upstream } from "../upstream/upstream.js"
 import { ChannelCredentialsCache, type UsableChannel } from "../channels/channel-credentials.js"
 import { CAPTION_MAX_CHARS, longerThan, TEXT_MAX_CHARS, tooLong } from "../channels/text-limits.js"
+import { type HeldOutcome, HeldOutcomes } from "./held-outcomes.js"
 import { Idempotency, requestHash, type StoredResponse } from "./idempotency.js"
-import { lastInboundMessage, localTemplate, recordFailed, recordSent, type SendOwner } from "./message-statements.js"
+import {
+  alreadyRecorded,
+  lastInboundMessage,
+  localTemplate,
+  recordFailed,
+  recordSent,
+  type ClaimedKey,
+  type SendOwner
+} from "./message-statements.js"
 import { checkTemplateParameters } from "../templates/template-parameters.js"
 import { Usage } from "../accounts/usage.js"
 
@@ -29,7 +40,32 @@ export interface Replayed {
   readonly response: StoredResponse
 }
 
-export type SendError = ChatOnly | SendUpstreamError | TemplateQuotaExceeded | ValidationFailed
+export type SendError = ChatOnly | SendOutcomePending | SendUpstreamError | TemplateQuotaExceeded | ValidationFailed
+
+/**
+ * How the outcome of a send that reached the upstream was recorded: at once, or held
+ * until the database returns (HeldOutcomes), `written` ending when it is.
+ */
+export type Recorded =
+  | { readonly _tag: "Written" }
+  | { readonly _tag: "Held"; readonly written: Effect.Effect<void> }
+
+const WRITTEN: Recorded = { _tag: "Written" }
+
+/*
+ * The record of an answered send is tried three times within about 300 ms (a connection
+ * that died idle fails one statement, the next one connects afresh) and waited for at
+ * most 5 s (a black-holed database never answers) before it is held: the caller hears
+ * back while the outcome waits for the database.
+ */
+const RECORD_RETRY = Schedule.exponential(Duration.millis(100)).pipe(Schedule.intersect(Schedule.recurs(2)))
+const RECORD_WAIT = Duration.seconds(5)
+
+const pendingMessage = (id: string | null, keyed: boolean) =>
+  `the upstream accepted the message${id === null || id === "" ? "" : ` (meta_message_id ${id})`}; it will be recorded when ` +
+  (keyed
+    ? "the database returns: retry with the same Idempotency-Key for the recorded reply"
+    : "the database returns: do not send it again")
 
 const invalid = (loc: ReadonlyArray<string | number>, msg: string, input: unknown): ValidationFailed =>
   new ValidationFailed({
@@ -72,6 +108,7 @@ export class Messages extends Effect.Service<Messages>()("@platform/server/Messa
     const upstream = yield* Upstream
     const usage = yield* Usage
     const idempotency = yield* Idempotency
+    const heldOutcomes = yield* HeldOutcomes
 
     /**
      * Rules that depend on the channel kind or on stored rows; 400/422 before any upstream call.
@@ -120,12 +157,46 @@ export class Messages extends Effect.Service<Messages>()("@platform/server/Messa
     const requestInvalid = (e: UpstreamRequestInvalid): ChatOnly | ValidationFailed =>
       e.code === "chat_only" ? new ChatOnly({ message: e.message }) : invalid([], e.message, null)
 
+    // The process's own clock, taken when the service is built: see `record`.
+    const clock = yield* Effect.clock
+    const announce = Option.match(yield* Effect.serviceOption(DeliveryWakeup), {
+      onNone: () => Effect.void,
+      onSome: (wakeup) => wakeup.eventsWritten
+    })
+
+    /**
+     * Writes the record of an answered send (`write`, which may run again after an attempt
+     * whose answer was lost), or holds it when the database does not take it: the upstream
+     * has already acted, so the outcome is never dropped (HeldOutcomes). Its retries and
+     * its wait run on the process's clock, as the held outcomes' loop does, whatever clock
+     * the caller runs on: they measure a real database for a real client.
+     */
+    const record = (
+      write: (sentAt: Date | undefined) => Effect.Effect<void, unknown>,
+      held: Omit<HeldOutcome, "write">,
+      sentAt: Date
+    ) =>
+      write(undefined).pipe(
+        Effect.catchAllDefect(Effect.fail),
+        Effect.retry(RECORD_RETRY),
+        Effect.timeoutFail({ duration: RECORD_WAIT, onTimeout: () => new Error("the database did not answer in time") }),
+        Effect.withClock(clock),
+        Effect.as(WRITTEN),
+        Effect.catchAll((error) =>
+          Effect.map(heldOutcomes.hold({ ...held, write: write(sentAt) }, error), (written): Recorded => ({ _tag: "Held", written }))
+        )
+      )
+
     /**
      * A prepared send from the template quota to the record: what POST /messages and a
      * broadcast's recipient share. The outcome's `owner` is written in the record's
      * statement: the claimed Idempotency-Key, or the broadcast recipient's own writes.
      * A request the upstream client refused, or a failure that `unsent` picks, sent
      * nothing: the quota is given back, nothing is recorded, and the caller answers it.
+     * Any other answer is recorded (`record`), held through a database outage if need be;
+     * from the upstream's answer to that point nothing interrupts it, so an answered send
+     * is never left unrecorded by a client that went away. New sends are refused before
+     * the upstream while an outcome is held and the database is unreachable (`admit`).
      * `onUpstream` receives the upstream call's duration (Server-Timing).
      */
     const deliver = (
@@ -136,38 +207,76 @@ export class Messages extends Effect.Service<Messages>()("@platform/server/Messa
       onUpstream: (ms: number) => void
     ) =>
       Effect.gen(function*() {
+        yield* heldOutcomes.admit
         if (body.type === "template") yield* consumeTemplateQuota(channel.account_id)
         const { channel_id: _, ...upstreamInput } = body
-        const started = performance.now()
-        const outcome = yield* upstream.sendMessage(channel.creds, upstreamInput).pipe(
-          Effect.either,
-          Effect.ensuring(Effect.sync(() => onUpstream(performance.now() - started)))
-        )
-        const key = owner.source === "api" ? owner.key : undefined
-        if (outcome._tag === "Left") {
-          const e = outcome.left
-          if (body.type === "template") yield* usage.refund(channel.account_id, "template_messages")
-          if (e._tag === "UpstreamRequestInvalid" || unsent(e)) return { _tag: "Unsent", error: e } as const
-          const envelope = toSendErrorBody(e)
-          const kept = key === undefined ? null : { key, body: json(envelope) }
-          if (body.type === "typing") {
-            if (kept !== null) yield* idempotency.complete(channel.account_id, kept.key, { status: 502, body: kept.body })
-          } else {
-            yield* recordFailed(sql, channel, body, peerOf(channel, body.to, null), envelope, kept, owner)
+        return yield* Effect.uninterruptibleMask((restore) => Effect.gen(function*() {
+          const started = performance.now()
+          // Interruptible while it waits for its throttle slot or its answer (a stopping pass, a shutdown); not once answered.
+          const outcome = yield* restore(upstream.sendMessage(channel.creds, upstreamInput)).pipe(
+            Effect.either,
+            Effect.ensuring(Effect.sync(() => onUpstream(performance.now() - started)))
+          )
+          const sentAt = new Date()
+          const claimed = owner.source === "api" ? owner.claimed : undefined
+          const holding = { accountId: channel.account_id, channelId: channel.id }
+          if (outcome._tag === "Left") {
+            const e = outcome.left
+            if (e._tag === "UpstreamRequestInvalid" || unsent(e)) {
+              if (body.type === "template") yield* usage.refund(channel.account_id, "template_messages")
+              return { _tag: "Unsent", error: e } as const
+            }
+            const envelope = toSendErrorBody(e)
+            const kept = claimed === undefined ? null : { key: claimed.key, body: json(envelope) }
+            // The unit is given back once, by the first attempt of the record that gets that far.
+            let refunded = body.type !== "template"
+            const write = () =>
+              Effect.gen(function*() {
+                if (!refunded) {
+                  yield* usage.refund(channel.account_id, "template_messages")
+                  refunded = true
+                }
+                if (body.type === "typing") {
+                  if (kept !== null) yield* idempotency.complete(channel.account_id, kept.key, { status: 502, body: kept.body })
+                } else {
+                  yield* recordFailed(sql, channel, body, peerOf(channel, body.to, null), envelope, kept, owner)
+                }
+              })
+            const recorded = yield* record(write, {
+              ...holding,
+              metaMessageId: null,
+              ...(kept === null ? {} : { claimed: { ...claimed!, reply: { status: 502, body: kept.body } } })
+            }, sentAt)
+            return { _tag: "Failed", envelope, recorded } as const
           }
-          return { _tag: "Failed", envelope } as const
-        }
-        const sent = outcome.right
-        const result: SendResult = { channel_id: channel.id, message_id: sent.message_id ?? "", type: body.type }
-        const kept = key === undefined ? null : { key, body: json(result) }
-        if (body.type === "typing") {
-          // Typing creates no message: nothing to record but the idempotency outcome.
-          if (kept !== null) yield* idempotency.complete(channel.account_id, kept.key, { status: 200, body: kept.body })
-          return { _tag: "Sent", result } as const
-        }
-        yield* recordSent(sql, channel, body, peerOf(channel, body.to, sent.recipient_id), sent.message_id, kept, owner)
-        yield* eventsCommitted
-        return { _tag: "Sent", result } as const
+          const sent = outcome.right
+          const result: SendResult = { channel_id: channel.id, message_id: sent.message_id ?? "", type: body.type }
+          const kept = claimed === undefined ? null : { key: claimed.key, body: json(result) }
+          if (body.type === "typing") {
+            // Typing creates no message: nothing to record but the idempotency outcome, whose reply is known.
+            if (kept === null) return { _tag: "Sent", result, recorded: WRITTEN } as const
+            const reply = { status: 200, body: kept.body }
+            const recorded = yield* record(() => idempotency.complete(channel.account_id, kept.key, reply), {
+              ...holding,
+              metaMessageId: null,
+              claimed: { ...claimed!, reply }
+            }, sentAt)
+            return { _tag: "Sent", result, recorded } as const
+          }
+          const peer = peerOf(channel, body.to, sent.recipient_id)
+          const write = (at: Date | undefined) =>
+            recordSent(sql, channel, body, peer, sent.message_id, kept, owner, at).pipe(
+              Effect.asVoid,
+              Effect.catchIf(alreadyRecorded, () => Effect.void),
+              Effect.zipRight(announce)
+            )
+          const recorded = yield* record(write, {
+            ...holding,
+            metaMessageId: sent.message_id,
+            ...(claimed === undefined ? {} : { claimed: { ...claimed, reply: undefined } })
+          }, sentAt)
+          return { _tag: "Sent", result, recorded } as const
+        }))
       })
 
     /**
@@ -178,14 +287,24 @@ export class Messages extends Effect.Service<Messages>()("@platform/server/Messa
     const sendOnce = (
       accountId: number,
       input: SendMessage,
-      key: string | undefined,
+      claimed: ClaimedKey | undefined,
       onUpstream: (ms: number) => void
     ) =>
       Effect.gen(function*() {
         const channel = yield* channels.get(accountId, input.channel_id)
         const body = yield* prepare(channel, input)
-        const outcome = yield* deliver(channel, body, { source: "api", key }, throttledHere, onUpstream)
-        if (outcome._tag === "Sent") return outcome.result
+        const outcome = yield* deliver(channel, body, { source: "api", claimed }, throttledHere, onUpstream)
+        if (outcome._tag === "Sent") {
+          // A message the upstream accepted whose record waits for the database: 503 outcome_pending, never a 2xx
+          // (SPEC's 200 says it is recorded, and a client reads it or waits for its event) nor a bare 5xx.
+          if (outcome.recorded._tag === "Held" && body.type !== "typing") {
+            return yield* new SendOutcomePending({
+              meta_message_id: outcome.result.message_id,
+              message: pendingMessage(outcome.result.message_id, claimed !== undefined)
+            })
+          }
+          return outcome.result
+        }
         if (outcome._tag === "Failed") return yield* new SendUpstreamError(outcome.envelope)
         const e = outcome.error
         return yield* e._tag === "UpstreamRequestInvalid" ? requestInvalid(e) : new SendUpstreamError(toSendErrorBody(e))
@@ -195,7 +314,10 @@ export class Messages extends Effect.Service<Messages>()("@platform/server/Messa
      * POST /messages with the Idempotency-Key rules of DESIGN §5: a completed key
      * answers `Replayed`; the claim is released when the send ends before reaching
      * the upstream (400, 404, 422, 429, and the 502 `upstream_throttled` of the
-     * channel's own throttle) so a retry may reuse the key.
+     * channel's own throttle) so a retry may reuse the key. A key whose outcome this
+     * process holds through a database outage is answered from memory, before any
+     * claim: the outage may have outlasted STALE_IN_FLIGHT_SECONDS, and a claim taken
+     * over would send the message again.
      */
     const send = Effect.fn("Messages.send")(function*(
       accountId: number,
@@ -204,16 +326,26 @@ export class Messages extends Effect.Service<Messages>()("@platform/server/Messa
       onUpstream: (ms: number) => void = () => {}
     ) {
       if (key === undefined) return yield* sendOnce(accountId, input, undefined, onUpstream)
-      const claim = yield* idempotency.claim(accountId, key, requestHash("POST /platform/v1/messages", input))
+      const hash = requestHash("POST /platform/v1/messages", input)
+      const held = heldOutcomes.heldKey(accountId, key)
+      if (held !== undefined) {
+        if (held.hash !== hash) return yield* new IdempotencyKeyReused()
+        if (held.reply !== undefined) return { _tag: "Replayed", response: held.reply } satisfies Replayed
+        return yield* new SendOutcomePending({ meta_message_id: held.metaMessageId, message: pendingMessage(held.metaMessageId, true) })
+      }
+      const claim = yield* idempotency.claim(accountId, key, hash)
       if (claim._tag === "Replay") return { _tag: "Replayed", response: claim.response } satisfies Replayed
       return yield* Effect.uninterruptibleMask((restore) =>
-        restore(sendOnce(accountId, input, key, onUpstream)).pipe(
+        restore(sendOnce(accountId, input, { key, hash }, onUpstream)).pipe(
           Effect.onExit((exit) =>
             exit._tag === "Success" ||
-              (exit.cause._tag === "Fail" && exit.cause.error._tag === "SendUpstreamError" &&
-                exit.cause.error.error !== UPSTREAM_THROTTLED)
+              (exit.cause._tag === "Fail" && (exit.cause.error._tag === "SendOutcomePending" ||
+                (exit.cause.error._tag === "SendUpstreamError" && exit.cause.error.error !== UPSTREAM_THROTTLED)))
               ? Effect.void
-              : idempotency.release(accountId, key)
+              : idempotency.release(accountId, key).pipe(
+                // Nothing was sent: a claim the database did not let go is taken over once stale.
+                Effect.catchAllCause((cause) => Effect.logWarning("an Idempotency-Key claim was not released", cause))
+              )
           )
         )
       )
@@ -236,5 +368,5 @@ export class Messages extends Effect.Service<Messages>()("@platform/server/Messa
 
     return { send, markRead, prepare, deliver, localTemplate: storedTemplate } as const
   }),
-  dependencies: [ChannelCredentialsCache.Default, Idempotency.Default, Usage.Default]
+  dependencies: [ChannelCredentialsCache.Default, HeldOutcomes.Default, Idempotency.Default, Usage.Default]
 }) {}

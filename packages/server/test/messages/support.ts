@@ -32,19 +32,22 @@ const ConfigFromServer = (overrides: Record<string, string>) =>
     })
   )
 
+/** `MessagingTestServer` over another fresh database layer (one behind an outage proxy). */
+export const MessagingTestServerOn = <ROut, E>(database: Layer.Layer<ROut, E>, overrides: Record<string, string> = {}) =>
+  HttpApiBuilder.serve().pipe(
+    Layer.provideMerge(HttpAppLive),
+    Layer.provideMerge(ConfigFromServer(overrides)),
+    Layer.provideMerge(TestListener),
+    Layer.provideMerge(database),
+    Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))
+  )
+
 /**
  * The real HTTP surface over a fresh database with the sandbox upstream (or msw, with
  * `UPSTREAM: "meta"`). Use with `excludeTestServices: true`: the server's clock must be
  * the real one (the upstream throttle and the sandbox callbacks sleep).
  */
-export const MessagingTestServer = (overrides: Record<string, string> = {}) =>
-  HttpApiBuilder.serve().pipe(
-    Layer.provideMerge(HttpAppLive),
-    Layer.provideMerge(ConfigFromServer(overrides)),
-    Layer.provideMerge(TestListener),
-    Layer.provideMerge(TestDatabase),
-    Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))
-  )
+export const MessagingTestServer = (overrides: Record<string, string> = {}) => MessagingTestServerOn(TestDatabase, overrides)
 
 export interface Setup {
   readonly dev: Dev

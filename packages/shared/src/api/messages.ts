@@ -7,6 +7,7 @@ import {
   IdempotencyKeyInFlight,
   IdempotencyKeyReused,
   NotFound,
+  SendOutcomePending,
   SendUpstreamError,
   TemplateQuotaExceeded,
   ValidationFailed,
@@ -40,6 +41,7 @@ export class MessagesGroup extends HttpApiGroup.make("messages")
       .addError(wire(IdempotencyKeyInFlight))
       .addError(wire(TemplateQuotaExceeded))
       .addError(wire(SendUpstreamError))
+      .addError(wire(SendOutcomePending))
       .annotate(OpenApi.Summary, "Send a message of one of the 13 types")
       .annotate(
         OpenApi.Description,
@@ -47,7 +49,10 @@ export class MessagesGroup extends HttpApiGroup.make("messages")
           "carry are 400 chat_only before any upstream call. Template sends consume the plan's monthly template quota " +
           "(429 `template quota exceeded: ...`). With `Idempotency-Key` the first response is kept 24 h and replayed " +
           "with `Idempotent-Replayed: true`; the same key with another body is 422 idempotency_key_reused, a retry " +
-          "while the first is running 409. An upstream failure is 502 with the upstream error envelope."
+          "while the first is running 409. An upstream failure is 502 with the upstream error envelope. When the " +
+          "database fails after the upstream accepted the message, 503 outcome_pending (with `Retry-After` and the " +
+          "upstream `meta_message_id`): the message has gone out and is recorded when the database returns; a retry " +
+          "with the same Idempotency-Key then replays the recorded 200, so never resend it without the key."
       )
   )
   .add(
