@@ -15,6 +15,9 @@ import { ExpiryPruneLive } from "./accounts/expiry-prune.js"
 import { ParkedStatusSweepLive } from "./inbound/parked-status-sweep.js"
 import { RawForwardSweepLive } from "./delivery/raw-forward-sweep.js"
 import { TemplateSweepLive } from "./templates/template-sweep.js"
+import { MetricsListenerLive } from "./telemetry/metrics-endpoint.js"
+import { MetricsScrape } from "./telemetry/scrape.js"
+import { TracingLive } from "./telemetry/tracing.js"
 
 /** The background workers; only where `ROLE` runs them. */
 const WorkersLive = Layer.unwrapEffect(
@@ -29,17 +32,20 @@ const WorkersLive = Layer.unwrapEffect(
  */
 const FirstRunLive = DemoLive.pipe(Layer.provide(DomainLive), Layer.provide(Readiness.Default))
 
+/** /metrics on a port of its own, in every role (see MetricsListenerLive). */
+const MetricsLive = MetricsListenerLive.pipe(Layer.provide(MetricsScrape.Default))
+
 /**
- * The whole process: configuration, logging, database, HTTP, workers and the first-run
- * demo. Closing it (SIGTERM, SIGINT) is a stop: `Shutdown.beginOnClose`, built over
- * everything else, begins it before HTTP and the workers close, so they drain within
- * one grace period (jobs/shutdown.ts).
+ * The whole process: configuration, logging and tracing, database, HTTP, workers, metrics
+ * and the first-run demo. Closing it (SIGTERM, SIGINT) is a stop: `Shutdown.beginOnClose`,
+ * built over everything else, begins it before HTTP and the workers close, so they drain
+ * within one grace period (jobs/shutdown.ts).
  */
 export const AppLive = Shutdown.beginOnClose.pipe(
-  Layer.provide(Layer.mergeAll(HttpLive.pipe(Layer.provide(FirstRunLive)), WorkersLive)),
+  Layer.provide(Layer.mergeAll(HttpLive.pipe(Layer.provide(FirstRunLive)), WorkersLive, MetricsLive)),
   Layer.provide(Shutdown.Default),
   Layer.provide(StopSignalsLive),
   Layer.provide(DatabaseLive),
-  Layer.provide(LoggingLive),
+  Layer.provide(Layer.merge(LoggingLive, TracingLive)),
   Layer.provide(AppConfig.Default)
 )

@@ -1,4 +1,4 @@
-import { Config, ConfigError, ConfigProvider, Effect, Layer, Option, Redacted } from "effect"
+import { Config, ConfigError, ConfigProvider, Effect, Either, Layer, Option, Redacted } from "effect"
 
 export type Role = "all" | "api" | "worker"
 export type Upstream = "sandbox" | "meta"
@@ -37,8 +37,32 @@ const raw = Config.all({
   shutdownGraceMs: Config.integer("SHUTDOWN_GRACE_MS").pipe(
     Config.validate({ message: "must be 0 or more (milliseconds)", validation: (ms) => ms >= 0 }),
     Config.withDefault(10_000)
-  )
+  ),
+  metricsToken: optionalSecret("METRICS_TOKEN"),
+  metricsPort: optionalString("METRICS_PORT"),
+  metricsHost: Config.string("METRICS_HOST").pipe(Config.withDefault("127.0.0.1")),
+  otlpEndpoint: optionalString("OTEL_EXPORTER_OTLP_ENDPOINT"),
+  otelServiceName: Config.string("OTEL_SERVICE_NAME").pipe(Config.withDefault("platform-server"))
 })
+
+/** The conventional port of a Prometheus exporter (OpenTelemetry's too), on loopback unless METRICS_HOST says otherwise. */
+export const DEFAULT_METRICS_PORT = 9464
+
+/**
+ * Where /metrics gets a listener of its own: `METRICS_PORT` (a port, or `off`); unset, port
+ * 9464 unless `METRICS_TOKEN` is set (then /metrics is served on the main listener only).
+ */
+const metricsListenerOf = (port: Option.Option<string>, token: Option.Option<unknown>) => {
+  const given = Option.getOrUndefined(port)?.trim().toLowerCase()
+  if (given === "off") return Either.right({ port: Option.none<number>(), defaulted: false })
+  if (given === undefined) {
+    return Either.right({ port: Option.isSome(token) ? Option.none<number>() : Option.some(DEFAULT_METRICS_PORT), defaulted: true })
+  }
+  const n = Number(given)
+  return /^\d{1,5}$/.test(given) && n <= 65535
+    ? Either.right({ port: Option.some(n), defaulted: false })
+    : Either.left(ConfigError.InvalidData(["METRICS_PORT"], `expected a port number or "off", got ${JSON.stringify(given)}`))
+}
 
 /**
  * Every environment variable of DESIGN §3, read once at start-up.
@@ -58,6 +82,8 @@ export class AppConfig extends Effect.Service<AppConfig>()("@platform/server/App
         ConfigError.MissingData(["ENCRYPTION_KEY"], "ENCRYPTION_KEY and SESSION_SECRET are required with NODE_ENV=production")
       )
     }
+    const metricsListener = metricsListenerOf(c.metricsPort, c.metricsToken)
+    if (Either.isLeft(metricsListener)) return yield* Effect.fail(metricsListener.left)
     const publicUrl = Option.getOrElse(c.publicUrl, () => `http://localhost:${c.port}`).replace(/\/+$/, "")
     const metaGraphUrl = Option.getOrElse(
       c.metaGraphUrl,
@@ -68,6 +94,7 @@ export class AppConfig extends Effect.Service<AppConfig>()("@platform/server/App
       production,
       publicUrl,
       metaGraphUrl,
+      metricsListener: metricsListener.right,
       runsApi: c.role !== "worker",
       runsWorkers: c.role !== "api"
     } as const

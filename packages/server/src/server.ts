@@ -32,6 +32,8 @@ import { TemplatesLive } from "./templates/templates-http.js"
 import { RequestContextMiddleware, requestsInFlight } from "./http/request-context.js"
 import { ValidationMiddleware } from "./http/validation.js"
 import { DeliveriesLive } from "./webhooks/deliveries-http.js"
+import { MetricsRoute } from "./telemetry/metrics-endpoint.js"
+import { MetricsScrape } from "./telemetry/scrape.js"
 import { SubscriptionsLive } from "./webhooks/subscriptions-http.js"
 
 /** Every implemented group of the contract. */
@@ -67,8 +69,10 @@ export const HttpAppLive = Layer.mergeAll(
   RequestContextMiddleware,
   InboundLive,
   MediaDownloadRoute,
-  SandboxRoutesLive
+  SandboxRoutesLive,
+  MetricsRoute
 ).pipe(
+  Layer.provide(MetricsScrape.Default),
   Layer.provideMerge(ApiLive),
   Layer.provideMerge(Draining.Default),
   Layer.provideMerge(Readiness.Default),
