@@ -7,6 +7,7 @@ import { AppConfig } from "../config.js"
 import { Accounts } from "./accounts.js"
 import { Sessions } from "../auth/sessions.js"
 import { responseHeaders } from "../http/response-headers.js"
+import { countRateLimited } from "../telemetry/metrics.js"
 
 /** Login attempts per (client address, email) and minute, successful or not. */
 const LOGIN_ATTEMPTS_PER_MINUTE = 10
@@ -39,6 +40,7 @@ export const DashboardSessionLive = HttpApiBuilder.group(PlatformApi, "dashboard
           )
           if (!decision.allowed) {
             responseHeaders(request)["retry-after"] = String(decision.retryAfter)
+            countRateLimited("login")
             return yield* new RateLimited()
           }
           const { userId, accountId } = yield* accounts.login(payload.email, payload.password, payload.account_id)

@@ -12,6 +12,7 @@ import {
 } from "@platform/shared"
 import { Context, Effect, Layer, Option, Redacted } from "effect"
 import { AppConfig } from "../config.js"
+import { countRateLimited } from "../telemetry/metrics.js"
 import { ApiKeys, type KeyRecord } from "./api-keys.js"
 import { Sessions } from "./sessions.js"
 import { responseHeaders } from "../http/response-headers.js"
@@ -58,7 +59,10 @@ export const ApiKeyAuthLive = Layer.effect(
         RateLimited | MissingScope
       > => {
         setRateHeaders(request, decision)
-        if (!decision.allowed) return Effect.fail(new RateLimited())
+        if (!decision.allowed) {
+          countRateLimited("api_key")
+          return Effect.fail(new RateLimited())
+        }
         keys.touch(record.id)
         return record.scopes.includes(scope)
           ? Effect.succeed(record.principal)

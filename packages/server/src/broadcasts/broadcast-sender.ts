@@ -4,6 +4,7 @@ import { Clock, Effect } from "effect"
 import { ChannelCredentialsCache } from "../channels/channel-credentials.js"
 import { Messages } from "../messages/messages.js"
 import { broadcastRecipientSend, type HeldRecipients } from "./broadcast-recipient-send.js"
+import { broadcastRecipients, broadcastsFinished } from "../telemetry/metrics.js"
 
 /** Recipients claimed at a time: one batch is a few seconds of sending at the upstream's 80 messages a second. */
 export const BROADCAST_BATCH_SIZE = 100
@@ -173,6 +174,7 @@ export class BroadcastSender extends Effect.Service<BroadcastSender>()("@platfor
         const channel = yield* channels.get(first.developer_account_id, first.platform_channel_id).pipe(Effect.either)
         if (channel._tag === "Left") {
           yield* channelGone(group.map((r) => r.id), channel.left.message)
+          broadcastRecipients.labels("failed").inc(group.length)
           return { sent: 0, failed: group.length, throttled: 0 }
         }
         let sent = 0
@@ -197,6 +199,7 @@ export class BroadcastSender extends Effect.Service<BroadcastSender>()("@platfor
           }
           if (outcome === "sent") sent++
           else failed++
+          broadcastRecipients.labels(outcome === "sent" ? "sent" : "failed").inc()
         }
         return { sent, failed, throttled: 0 }
       })
@@ -212,7 +215,7 @@ export class BroadcastSender extends Effect.Service<BroadcastSender>()("@platfor
      * counts as sent in any state past it (the contact wipe writes a redacted
      * recipient's state to its status: broadcast-recipient-state.ts).
      */
-    const finish = sql<{ id: number }>`
+    const finish = sql<{ id: number; status: string }>`
       with done as materialized (
         select b.id from broadcasts b
         where b.status = 'sending'
@@ -229,7 +232,7 @@ export class BroadcastSender extends Effect.Service<BroadcastSender>()("@platfor
         from broadcast_recipients r where r.broadcast_id = d.id
       ) s
       where b.id = d.id and b.status = 'sending'
-      returning b.id`.pipe(Effect.orDie)
+      returning b.id, b.status`.pipe(Effect.orDie)
 
     /**
      * `superseded`, when given, is asked before every batch but the first: once it answers
@@ -270,6 +273,7 @@ export class BroadcastSender extends Effect.Service<BroadcastSender>()("@platfor
         })
       }
       const finished = yield* finish
+      for (const b of finished) broadcastsFinished.labels(b.status).inc()
       return { started, sent, failed, finished: finished.length } satisfies CycleResult
     })
 

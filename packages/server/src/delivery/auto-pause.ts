@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { AUTO_PAUSE } from "@platform/shared"
 import { Effect } from "effect"
+import { countSwitchedOff } from "../telemetry/metrics.js"
 
 const WINDOW_MS = AUTO_PAUSE.window_minutes * 60_000
 
@@ -35,6 +36,7 @@ export class AutoPause extends Effect.Service<AutoPause>()("@platform/server/Aut
           and a.failed >= ${AUTO_PAUSE.min_failures}
           and a.failed * 100 >= a.total * ${Math.round(AUTO_PAUSE.failure_rate * 100)}
         returning s.id`.pipe(Effect.orDie)
+      countSwitchedOff(AUTO_PAUSE.paused_reason, rows.length)
       for (const r of rows) yield* Effect.logWarning("subscription auto-paused").pipe(Effect.annotateLogs("subscription_id", r.id))
       return rows.map((r) => r.id)
     })

@@ -18,6 +18,8 @@ export interface ClaimedRow {
   /** The body to send (stored as sent: migration 0011); null when its event is gone (requests.ts, unsendable). */
   readonly envelope: string | null
   readonly sub_version: number
+  /** The span that caused its event (a `traceparent`), which its attempts link to; null without tracing. */
+  readonly trace_parent?: string | null
 }
 
 /** A subscription's version as claims return it: updated_at in microseconds (an int8, no date to parse). */
@@ -26,9 +28,9 @@ export const SUBSCRIPTION_VERSION = "(extract(epoch from s.updated_at) * 1000000
 // Every claim returns the same row shape: the UPDATE ... RETURNING of the claimed rows
 // (a CTE named `claimed`), with their payloads and their subscriptions' versions.
 export const CLAIMED_COLUMNS =
-  "w.id, w.subscription_id, w.event_id, w.event_type, w.conversation_peer, w.attempts, w.envelope"
+  "w.id, w.subscription_id, w.event_id, w.event_type, w.conversation_peer, w.attempts, w.envelope, w.trace_parent"
 export const WITH_SUBSCRIPTION = `select c.id, c.subscription_id, c.event_id, c.event_type, c.conversation_peer,
-    c.attempts, ${deliveryEnvelope("c")}::text as envelope, ${SUBSCRIPTION_VERSION} as sub_version
+    c.attempts, ${deliveryEnvelope("c")}::text as envelope, ${SUBSCRIPTION_VERSION} as sub_version, c.trace_parent
   from claimed c join webhook_subscriptions s on s.id = c.subscription_id
   order by c.id`
 

@@ -4,7 +4,9 @@ import { Shutdown } from "../jobs/shutdown.js"
 import { AutoPause } from "./auto-pause.js"
 import { type ClaimedRow, makeClaims } from "./claims.js"
 import { EngineSql } from "./engine-sql.js"
-import { type PumpOptions, runPump } from "./pump.js"
+import { manualSpans } from "../telemetry/tracing.js"
+import { endAttemptSpan, startAttemptSpan } from "./attempt-span.js"
+import { attemptAttributes, type PumpOptions, runPump } from "./pump.js"
 import { makeRecord } from "./record.js"
 import { type CachedKeys, makeRequests, unsendable } from "./requests.js"
 import { DeliveryTransport } from "./transport.js"
@@ -39,6 +41,7 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("@platform/server/D
     const claims = makeClaims(engine)
     const record = makeRecord(engine, yield* AutoPause)
     const requests = makeRequests(engine.sql, yield* Secrets)
+    const spans = yield* manualSpans
 
     const send = (row: ClaimedRow, keys: Exit.Exit<CachedKeys>, nowMs: number) => {
       // Deleted since the claim (its rows with it: the record finds none), or its secret unreadable.
@@ -46,7 +49,11 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("@platform/server/D
       const missing = unsendable(row)
       if (missing !== undefined) return Effect.succeed(missing)
       const { body, headers } = requests.request(row, keys.value, nowMs)
-      return transport.post(keys.value.url, headers, body)
+      const span = startAttemptSpan(spans, "normalized", row.trace_parent, attemptAttributes(row))
+      return transport.post(keys.value.url, headers, body).pipe(
+        Effect.tap((outcome) => Effect.sync(() => endAttemptSpan(span, outcome))),
+        Effect.onInterrupt(() => Effect.sync(() => span?.end("interrupted")))
+      )
     }
 
     const deliver = (rows: ReadonlyArray<ClaimedRow>, claimedAt: Date) =>

@@ -1,6 +1,7 @@
 import { SqlClient, type SqlError, type Statement } from "@effect/sql"
 import { Context, Effect, Layer, Option } from "effect"
 import { PgPool, poolQuery, scopedPool } from "../db/client.js"
+import { trackPool } from "../telemetry/db-pools.js"
 
 /**
  * Index scans only, and plans made once per connection.
@@ -41,6 +42,7 @@ export class EngineSql extends Context.Tag("@platform/server/EngineSql")<EngineS
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
       const own = yield* scopedPool(yield* PgPool, { max: ENGINE_CONNECTIONS, settings: ENGINE_PLANNER })
+      if (Option.isSome(own)) yield* trackPool("engine", own.value.pool)
       return {
         sql,
         prepared: Option.match(own, {

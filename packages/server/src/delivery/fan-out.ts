@@ -73,7 +73,7 @@ export class FanOut extends Effect.Service<FanOut>()("@platform/server/FanOut", 
         -- and a join could hash the whole events table.
         ev as (
           select e.id, e.event_id, e.developer_account_id, e.platform_channel_id, e.event_type,
-                 e.conversation_peer, e.envelope
+                 e.conversation_peer, e.envelope, e.trace_parent
           from events e
           where e.id = any(array(select event_row from taken))
         ),
@@ -115,17 +115,17 @@ export class FanOut extends Effect.Service<FanOut>()("@platform/server/FanOut", 
         ins as (
           insert into webhook_deliveries
             (id, subscription_id, developer_account_id, platform_channel_id, event_id, event_type, conversation_peer,
-             next_retry_at, status, delivering_since, created_at, updated_at)
+             next_retry_at, status, delivering_since, created_at, updated_at, trace_parent)
           overriding system value
           select delivery_id, subscription_id, developer_account_id, platform_channel_id, event_id, event_type, peer,
                  ${now}, case when direct then 'delivering' else 'pending' end,
-                 case when direct then ${now}::timestamptz end, ${now}, ${now}
+                 case when direct then ${now}::timestamptz end, ${now}, ${now}, trace_parent
           from batch
           order by delivery_id
         ),
         claimed as (
           select b.delivery_id as id, b.subscription_id, b.event_id, b.event_type, b.peer as conversation_peer,
-                 0 as attempts, b.envelope::text as envelope, b.sub_version
+                 0 as attempts, b.envelope::text as envelope, b.sub_version, b.trace_parent
           from batch b
           where b.direct
         ),

@@ -1,5 +1,7 @@
 import { Chunk, Clock, Duration, Effect, Exit, Fiber, Option, Queue, type Scope } from "effect"
 import type { Shutdown } from "../jobs/shutdown.js"
+import { manualSpans } from "../telemetry/tracing.js"
+import { endAttemptSpan, startAttemptSpan } from "./attempt-span.js"
 import type { ClaimedRow } from "./claims.js"
 import type { Settled } from "./record.js"
 import { type CachedKeys, unsendable } from "./requests.js"
@@ -24,6 +26,15 @@ export interface PumpOptions {
 const ROOM_ROUNDS = 10
 
 const pairKey = (subscription: number, peer: string) => `${subscription}\u0000${peer}`
+
+/** What an attempt's span says of its row. */
+export const attemptAttributes = (row: ClaimedRow) => ({
+  "delivery.id": row.id,
+  "delivery.attempt": row.attempts + 1,
+  "event.id": row.event_id,
+  "event.type": row.event_type,
+  "subscription.id": row.subscription_id
+})
 
 /** What the pipeline needs of the dispatcher. */
 export interface PumpParts {
@@ -85,6 +96,7 @@ export const runPump = (parts: PumpParts, options: PumpOptions = {}): Effect.Eff
     const topUp = Math.max(1, Math.min(batchSize, Math.ceil(maxInFlight / 2)))
     const sweep = options.sweep ?? Duration.seconds(1)
     const settled = yield* Queue.unbounded<Settled>()
+    const spans = yield* manualSpans
     // POSTs run as Promises, not fibers (a fiber per delivery cost more CPU than its
     // request), each with the row and lease it sends; closing the scope aborts the ones
     // still running. Their outcomes are dropped; a POST's own deadline aborts its
@@ -153,7 +165,9 @@ export const runPump = (parts: PumpParts, options: PumpOptions = {}): Effect.Eff
       const { body, headers } = request(row, entry, claimedAt.getTime())
       const controller = new AbortController()
       running.set(controller, { id: row.id, lease: claimedAt })
+      const span = startAttemptSpan(spans, "normalized", row.trace_parent, attemptAttributes(row))
       void transport.send(entry.url, headers, body, controller).then((outcome) => {
+        endAttemptSpan(span, outcome)
         if (!running.delete(controller)) return
         unrecorded++
         Queue.unsafeOffer(settled, { row, outcome, claimedAt })

@@ -6,6 +6,9 @@ import { AppConfig } from "../config.js"
 import { Secrets } from "../crypto/secrets.js"
 import { jsonbRows } from "../db/jsonb-rows.js"
 import { Shutdown } from "../jobs/shutdown.js"
+import { observeDeliveryAttempt } from "../telemetry/metrics.js"
+import { manualSpans } from "../telemetry/tracing.js"
+import { endAttemptSpan, startAttemptSpan } from "./attempt-span.js"
 import { platformSignature } from "./signer.js"
 import { DeliveryTransport } from "./transport.js"
 import { Pulse } from "./wakeup.js"
@@ -22,6 +25,8 @@ export interface ClaimedDelivery {
   readonly body: string
   readonly webhook_url: string | null
   readonly webhook_secret_encrypted: Uint8Array | null
+  /** The inbound POST's span (a `traceparent`), which the attempts link to; null without tracing. */
+  readonly trace_parent?: string | null
 }
 
 /** SPEC §6.5: attempt 1 inline, then 1, 5, 30 and 120 minutes; the 5th failure is final. */
@@ -79,6 +84,7 @@ export class RawForward extends Effect.Service<RawForward>()("@platform/server/R
     // Runs before the set's own finalizer interrupts the inline attempts: a stop gives them its grace period.
     yield* Effect.addFinalizer(() => shutdown.untilDeadline(FiberSet.awaitEmpty(inflight)))
     const permits = yield* Effect.makeSemaphore(POST_CONCURRENCY * 4)
+    const spans = yield* manualSpans
 
     // One NOTIFY after commit, coalesced while one is in flight (DESIGN §8).
     const notifyQueue = yield* Queue.sliding<void>(1)
@@ -110,14 +116,28 @@ export class RawForward extends Effect.Service<RawForward>()("@platform/server/R
       Effect.gen(function*() {
         const attempt = row.attempts + 1
         if (row.webhook_url === null) {
-          return { row, attempt, answered: null, error: "the channel no longer has a webhook_url" }
+          return { row, attempt, answered: null, error: "the channel no longer has a webhook_url", latencyMs: 0 }
         }
         const bytes = Buffer.from(row.body, "utf8")
         const headers = yield* headersFor(row, bytes)
-        const outcome = yield* transport.post(row.webhook_url, headers, bytes)
+        const span = startAttemptSpan(spans, "raw_forward", row.trace_parent, {
+          "delivery.id": row.id,
+          "delivery.attempt": attempt,
+          "channel.id": row.platform_channel_id
+        })
+        const outcome = yield* transport.post(row.webhook_url, headers, bytes).pipe(
+          Effect.onInterrupt(() => Effect.sync(() => span?.end("interrupted")))
+        )
+        endAttemptSpan(span, outcome)
         return outcome._tag === "Answered"
-          ? { row, attempt, answered: outcome, error: outcome.status >= 200 && outcome.status < 300 ? null : `HTTP ${outcome.status}` }
-          : { row, attempt, answered: null, error: outcome.reason }
+          ? {
+            row,
+            attempt,
+            answered: outcome,
+            error: outcome.status >= 200 && outcome.status < 300 ? null : `HTTP ${outcome.status}`,
+            latencyMs: outcome.latencyMs
+          }
+          : { row, attempt, answered: null, error: outcome.reason, latencyMs: outcome.latencyMs }
       })
 
     const record = (outcomes: ReadonlyArray<Outcome>) =>
@@ -146,9 +166,10 @@ export class RawForward extends Effect.Service<RawForward>()("@platform/server/R
       )
       const nowMs = yield* Clock.currentTimeMillis
       const at = new Date(nowMs).toISOString()
-      const outcomes = results.map(({ row, attempt, answered, error }): Outcome => {
+      const outcomes = results.map(({ row, attempt, answered, error, latencyMs }): Outcome => {
         const retry = error === null ? null : nextRetryAt(attempt, nowMs)
         const status = error === null ? "delivered" : retry === null ? "failed" : "pending"
+        observeDeliveryAttempt("raw_forward", answered?.status ?? null, latencyMs, retry === null)
         // SPEC §6.5 states a 360-minute delay at dead-letter; nothing takes a failed row again.
         const stated = status === "failed" ? nowMs + RAW_FORWARD_DEAD_LETTER_DELAY_MINUTES * 60_000 : retry
         return {
@@ -192,7 +213,7 @@ export class RawForward extends Effect.Service<RawForward>()("@platform/server/R
           from due, platform_channels c
           where d.id = due.id and c.id = d.platform_channel_id
           returning d.id, d.developer_account_id, d.platform_channel_id, d.attempts, d.body,
-            c.webhook_url, c.webhook_secret_encrypted`.pipe(Effect.orDie)
+            c.webhook_url, c.webhook_secret_encrypted, d.trace_parent`.pipe(Effect.orDie)
         return rows.map((r) => ({
           ...r,
           webhook_secret_encrypted: r.webhook_secret_encrypted === null ? null : new Uint8Array(r.webhook_secret_encrypted)

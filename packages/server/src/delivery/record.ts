@@ -1,5 +1,7 @@
 import { MAX_DELIVERY_ATTEMPTS, RETRY_DELAYS_MINUTES } from "@platform/shared"
 import { Clock, Effect } from "effect"
+import { eventTimeOf } from "../outbox/events.js"
+import { countSwitchedOff, observeDeliveryAttempt } from "../telemetry/metrics.js"
 import type { AutoPause } from "./auto-pause.js"
 import { CLAIMED_COLUMNS, type ClaimedRow, WITH_SUBSCRIPTION } from "./claims.js"
 import type { EngineSqlShape } from "./engine-sql.js"
@@ -17,6 +19,27 @@ export interface Settled {
   readonly row: ClaimedRow
   readonly outcome: PostOutcome
   readonly claimedAt: Date
+}
+
+/**
+ * The metrics of recorded attempts: each attempt, what it led to, the event-to-2xx
+ * latency, and the subscriptions a 410 Gone switched off (one per subscription and batch).
+ */
+const observeRecorded = (settled: ReadonlyArray<Settled>, nowMs: number) => {
+  let gone: Set<number> | undefined
+  for (const { outcome, row } of settled) {
+    const status = outcome._tag === "Answered" ? outcome.status : null
+    const created = eventTimeOf(row.event_id)
+    observeDeliveryAttempt(
+      "normalized",
+      status,
+      outcome.latencyMs,
+      row.attempts + 1 >= MAX_DELIVERY_ATTEMPTS,
+      created === undefined ? undefined : nowMs - created
+    )
+    if (status === GONE) (gone ??= new Set()).add(row.subscription_id)
+  }
+  if (gone !== undefined) countSwitchedOff(GONE_REASON, gone.size)
 }
 
 /** The statement that records outcomes (and hands conversations their next turn). */
@@ -167,6 +190,7 @@ export const makeRecord = ({ prepared, sql }: EngineSqlShape, autoPause: AutoPau
         select f.failing, n.*
         from (select array_agg(subscription_id) filter (where failures > 0) as failing from agg) f
         left join next n on true`).pipe(Effect.orDie)
+      observeRecorded(settled, now.getTime())
       const failing = (rows[0]?.failing ?? []).map(Number)
       if (failing.length > 0) yield* autoPause.evaluate(failing, now)
       return rows.filter((r) => r.id !== null) as ReadonlyArray<ClaimedRow>

@@ -15,6 +15,7 @@ import { EventStream } from "./event-stream.js"
 import { StreamCursor } from "./stream-cursor.js"
 import { Draining } from "../http/draining.js"
 import { responseHeaders } from "../http/response-headers.js"
+import { countRateLimited } from "../telemetry/metrics.js"
 
 const encoder = new TextEncoder()
 const POLL = Duration.seconds(1)
@@ -55,6 +56,7 @@ export const EventsStreamLive = HttpApiBuilder.group(PlatformApi, "events", (han
         // The slot is the request scope's, which closes once the response (the whole stream) has ended.
         if (!(yield* stream.slot(principal.account_id))) {
           responseHeaders(request)["retry-after"] = String(EVENT_STREAMS_RETRY_AFTER_SECONDS)
+          countRateLimited("event_streams")
           return yield* new RateLimited()
         }
         const stillAuthenticated = yield* credentialCheck

@@ -1,5 +1,6 @@
 import { Context, type Effect, type Scope } from "effect"
 import type { IncomingMessage, ServerResponse } from "node:http"
+import { observeRequest } from "../telemetry/http-requests.js"
 import { accessLog, internalErrorBody, requestFinished, requestIdOf, requestStarted } from "./request-context.js"
 
 /** A plain node:http handler: true when it took the request. */
@@ -24,12 +25,14 @@ export interface FrontRequest {
   readonly accessLog: (status: number) => Effect.Effect<void>
   /** The body of a 500: the request id and nothing of the internals. */
   readonly internalErrorBody: () => unknown
+  /** Counts the answer in the HTTP metrics (as the request context does). */
+  readonly observe: (status: number) => void
 }
 
 /**
  * The request context's duties, done by a front route itself: the request's id (the
  * caller's `X-Request-Id` when it is sane), counted in flight until its response closes
- * (the drain waits for it), and its access line and 500 body.
+ * (the drain waits for it), its access line, 500 body and metrics.
  */
 export const frontRequest = (request: IncomingMessage, response: ServerResponse): FrontRequest => {
   const requestId = requestIdOf(request.headers["x-request-id"] as string | undefined)
@@ -41,6 +44,7 @@ export const frontRequest = (request: IncomingMessage, response: ServerResponse)
   return {
     requestId,
     accessLog: (status) => accessLog(method, url, requestId, status, started),
-    internalErrorBody: () => internalErrorBody(requestId)
+    internalErrorBody: () => internalErrorBody(requestId),
+    observe: (status) => observeRequest(method, url, status, started)
   }
 }

@@ -2,6 +2,7 @@ import { HttpApiBuilder, HttpApp, HttpServerRequest, HttpServerResponse } from "
 import { NodeHttpServerRequest } from "@effect/platform-node"
 import { Cause, Effect, LogLevel } from "effect"
 import { randomUUID } from "node:crypto"
+import { observeRequest } from "../telemetry/http-requests.js"
 import { responseHeaders } from "./response-headers.js"
 
 const VALID_ID = /^[A-Za-z0-9._:-]{1,128}$/
@@ -65,6 +66,7 @@ export const RequestContextMiddleware = HttpApiBuilder.middleware((app) =>
     headers["x-request-id"] = requestId
     return Effect.zipRight(
       HttpApp.appendPreResponseHandler((_request, response) => {
+        observeRequest(request.method, request.url, response.status, started)
         const headed = HttpServerResponse.setHeaders(response, headers)
         return Effect.as(
           accessLog(request.method, request.url, requestId, response.status, started),

@@ -9,6 +9,8 @@ export interface CreatedDelivery {
   readonly body: string
   readonly webhook_url: string
   readonly webhook_secret_encrypted: Uint8Array | null
+  /** The POST's span (a `traceparent`); null without tracing. */
+  readonly trace_parent?: string | null
 }
 
 export interface PersistResult {

@@ -1,37 +1,52 @@
 import { Effect, Either, Exit } from "effect"
 import { AppConfig } from "../config.js"
+import type { InboundOutcome } from "../telemetry/metrics.js"
 import { RawForward } from "../delivery/raw-forward.js"
 import { DeliveryWakeup } from "../delivery/wakeup.js"
 import { decodeMetaWebhook, type MetaWebhookPayload } from "../upstream/webhook-payload.js"
 import { parseRawJson } from "./compact-json.js"
 import type { PersistResult } from "./batch.js"
 import { InboundStore } from "./persist.js"
-import { buildPlan } from "./plan.js"
+import { buildPlan, type InboundPlan } from "./plan.js"
 import { identifiersOf } from "./upstream-identifiers.js"
 import { ChannelDirectory, type ChannelLookup } from "./channel-directory.js"
 import { verifyInboundSignature } from "./verify.js"
 
-/** What `/webhook/incoming` answers the upstream. */
+/** What `/webhook/incoming` answers the upstream, and what became of the POST (metrics). */
 export interface InboundAnswer {
   readonly status: number
   readonly body: unknown
+  readonly outcome?: InboundOutcome | undefined
 }
 
-const IGNORED: InboundAnswer = { status: 200, body: { status: "ignored" } }
+const IGNORED: InboundAnswer = { status: 200, body: { status: "ignored" }, outcome: "ignored" }
 const QUOTA_EXCEEDED: InboundAnswer = {
   status: 200,
-  body: { status: "platform", forwarded: false, reason: "inbound_quota_exceeded" }
+  body: { status: "platform", forwarded: false, reason: "inbound_quota_exceeded" },
+  outcome: "quota_exceeded"
 }
-const FORWARDED: InboundAnswer = { status: 200, body: { status: "platform", forwarded: true } }
-const NOT_FORWARDED: InboundAnswer = { status: 200, body: { status: "platform", forwarded: false } }
+const FORWARDED_BODY = { status: "platform", forwarded: true }
+const NOT_FORWARDED_BODY = { status: "platform", forwarded: false }
 const UNSIGNED: InboundAnswer = {
   status: 401,
-  body: { detail: { code: "unauthorized", message: "X-Hub-Signature-256 is missing or does not match the body" } }
+  body: { detail: { code: "unauthorized", message: "X-Hub-Signature-256 is missing or does not match the body" } },
+  outcome: "bad_signature"
 }
 const badRequest = (message: string): InboundAnswer => ({
   status: 400,
-  body: { detail: { code: "invalid_body", message } }
+  body: { detail: { code: "invalid_body", message } },
+  outcome: "invalid_body"
 })
+
+/** New messages stored; else only duplicates; else status callbacks parked; else updates. */
+const outcomeOf = (plan: InboundPlan, result: PersistResult): InboundOutcome =>
+  result.inserted > 0
+    ? "stored"
+    : plan.messages.length > 0
+    ? "duplicate"
+    : result.unknownStatuses.length > 0
+    ? "parked"
+    : "updated"
 
 const utf8 = new TextDecoder("utf-8", { fatal: true })
 
@@ -43,6 +58,8 @@ const utf8 = new TextDecoder("utf-8", { fatal: true })
 export interface Reply {
   readonly respond: (answer: InboundAnswer) => void
   readonly run: (answer: Effect.Effect<InboundAnswer>) => void
+  /** The POST's span as a `traceparent`, stored with the events it writes (their deliveries link to it). */
+  readonly traceParent?: string | undefined
 }
 
 /**
@@ -60,8 +77,10 @@ export class Inbound extends Effect.Service<Inbound>()("@platform/server/Inbound
     const rawForward = yield* RawForward
     const wakeup = yield* DeliveryWakeup
 
-    const answerOf = (result: PersistResult): InboundAnswer =>
-      result.quotaExceeded ? QUOTA_EXCEEDED : result.deliveries.length > 0 ? FORWARDED : NOT_FORWARDED
+    const answerOf = (plan: InboundPlan, result: PersistResult): InboundAnswer =>
+      result.quotaExceeded
+        ? QUOTA_EXCEEDED
+        : { status: 200, body: result.deliveries.length > 0 ? FORWARDED_BODY : NOT_FORWARDED_BODY, outcome: outcomeOf(plan, result) }
 
     /** After commit: the inline raw-forward attempt (or a wake-up), the fan-out wake-up, a log line; undefined when none is due. */
     const afterCommit = (result: PersistResult, inline: boolean): Effect.Effect<void> | undefined => {
@@ -77,9 +96,9 @@ export class Inbound extends Effect.Service<Inbound>()("@platform/server/Inbound
       }
       return steps.length === 0 ? undefined : steps.length === 1 ? steps[0]! : Effect.all(steps, { discard: true })
     }
-    const answerAfterCommit = (result: PersistResult, inline: boolean): Effect.Effect<InboundAnswer> => {
+    const answerAfterCommit = (plan: InboundPlan, result: PersistResult, inline: boolean): Effect.Effect<InboundAnswer> => {
       const steps = afterCommit(result, inline)
-      return steps === undefined ? Effect.succeed(answerOf(result)) : Effect.as(steps, answerOf(result))
+      return steps === undefined ? Effect.succeed(answerOf(plan, result)) : Effect.as(steps, answerOf(plan, result))
     }
 
     /**
@@ -92,12 +111,13 @@ export class Inbound extends Effect.Service<Inbound>()("@platform/server/Inbound
       text: string,
       lookup: ChannelLookup,
       respond: Reply["respond"],
-      run: Reply["run"]
+      run: Reply["run"],
+      traceParent: string | undefined
     ): void => {
       const plan = buildPlan(decoded, json, parseRawJson(text), lookup)
       if (!plan.routed) return respond(IGNORED)
       const inline = config.runsWorkers
-      const queued = store.enqueue(plan, { inline }, (exit) => {
+      const queued = store.enqueue(plan, { inline, traceParent }, (exit) => {
         if (Exit.isFailure(exit)) return run(Exit.failCause(exit.cause))
         let steps: Effect.Effect<void> | undefined
         try {
@@ -105,9 +125,9 @@ export class Inbound extends Effect.Service<Inbound>()("@platform/server/Inbound
         } catch (defect) {
           return run(Effect.die(defect))
         }
-        return steps === undefined ? respond(answerOf(exit.value)) : run(Effect.as(steps, answerOf(exit.value)))
+        return steps === undefined ? respond(answerOf(plan, exit.value)) : run(Effect.as(steps, answerOf(plan, exit.value)))
       })
-      if (!queued) run(Effect.flatMap(store.alone(plan, inline), (result) => answerAfterCommit(result, inline)))
+      if (!queued) run(Effect.flatMap(store.alone(plan, inline, traceParent), (result) => answerAfterCommit(plan, result, inline)))
     }
 
     /*
@@ -134,11 +154,11 @@ export class Inbound extends Effect.Service<Inbound>()("@platform/server/Inbound
       if (Either.isLeft(decoded)) return run(Effect.as(Effect.logInfo("inbound payload of an unknown shape ignored"), IGNORED))
       const ids = identifiersOf(decoded.right)
       const lookup = directory.cached(ids)
-      if (lookup !== undefined) return persist(decoded.right, json, text, lookup, reply.respond, run)
+      if (lookup !== undefined) return persist(decoded.right, json, text, lookup, reply.respond, run, reply.traceParent)
       // Routes not cached yet: resolved first, then the same path, answering into this effect.
       run(Effect.flatMap(directory.resolve(ids), (resolved) =>
         Effect.async<InboundAnswer>((resume) =>
-          persist(decoded.right, json, text, resolved, (answer) => resume(Effect.succeed(answer)), resume))))
+          persist(decoded.right, json, text, resolved, (answer) => resume(Effect.succeed(answer)), resume, reply.traceParent))))
     }
 
     return { receive } as const

@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
 import { DeliveryWakeup } from "../delivery/wakeup.js"
+import { countEvents } from "../telemetry/metrics.js"
 import { envelopeSql, messageDataSql } from "../outbox/events.js"
 import { STATUS_EVENTS, statusRankSql } from "../outbox/statuses.js"
 
@@ -71,10 +72,11 @@ ev as (
   from steps s join up u on u.id = s.message_id left join conversations cv on cv.id = u.conversation_id
   where s.status in (${VALUES})
   order by s.id
-  returning 1
+  returning event_type
 )
 select (select count(*) from expired)::int as expired, (select count(*) from found)::int as applied,
-  (select count(*) from ev)::int as events`
+  (select count(*) from ev)::int as events,
+  (select json_object_agg(event_type, n) from (select event_type, count(*)::int as n from ev group by event_type) t) as event_types`
 
 export interface SweepResult {
   readonly expired: number
@@ -87,8 +89,9 @@ export class ParkedStatuses extends Effect.Service<ParkedStatuses>()("@platform/
     const sql = yield* SqlClient.SqlClient
     const wakeup = yield* Effect.serviceOption(DeliveryWakeup)
     const sweepOnce = Effect.gen(function*() {
-      const [row] = yield* sql.unsafe<SweepResult>(SWEEP).pipe(Effect.orDie)
-      const result = row ?? { expired: 0, applied: 0, events: 0 }
+      const [row] = yield* sql.unsafe<SweepResult & { readonly event_types: Record<string, number> | null }>(SWEEP).pipe(Effect.orDie)
+      const { event_types, ...result } = row ?? { expired: 0, applied: 0, events: 0, event_types: null }
+      countEvents(event_types)
       if (result.events > 0 && Option.isSome(wakeup)) yield* wakeup.value.eventsWritten
       return result
     })

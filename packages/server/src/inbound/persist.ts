@@ -2,6 +2,8 @@ import { SqlClient, SqlError } from "@effect/sql"
 import { Cause, Clock, Effect, Exit, Option, Queue } from "effect"
 import { dedicatedSession, PgPool, poolQuery, scopedPool } from "../db/client.js"
 import { currentPeriod } from "../db/usage-period.js"
+import { trackPool } from "../telemetry/db-pools.js"
+import { countEvents } from "../telemetry/metrics.js"
 import { groupsOf, isBatchable, MAX_BATCH, mergePlans, type PersistResult, shares } from "./batch.js"
 import type { InboundPlan } from "./plan.js"
 import { demandOf, makeQuotaLedger } from "./quota-ledger.js"
@@ -15,6 +17,8 @@ export interface PersistOptions {
    * if the process dies first, the lease expires and the sweep takes them.
    */
   readonly inline: boolean
+  /** The POST's span (`traceparent`), stored with its events and raw-forward rows. */
+  readonly traceParent?: string | undefined
 }
 
 const isRetryable = (error: SqlError.SqlError): boolean => {
@@ -51,6 +55,7 @@ const INBOUND_PLANNER = { enable_seqscan: "off" }
 interface Queued {
   readonly plan: InboundPlan
   readonly inline: boolean
+  readonly traceParent: string | undefined
   readonly demand: ReadonlyMap<number, number>
   /** Called once: after the commit, or with the failure. */
   readonly done: (exit: Exit.Exit<PersistResult>) => void
@@ -71,6 +76,7 @@ export class InboundStore extends Effect.Service<InboundStore>()("@platform/serv
     const own = Option.isSome(pool)
       ? Option.getOrUndefined(yield* scopedPool(pool.value, { max: 1 + ALONE_CONNECTIONS, settings: INBOUND_PLANNER }))
       : undefined
+    if (own !== undefined) yield* trackPool("inbound", own.pool)
     const session = own === undefined ? undefined : dedicatedSession(own)
     if (session !== undefined) yield* Effect.addFinalizer(() => session.close)
     const db = own ?? Option.getOrUndefined(pool)
@@ -98,14 +104,20 @@ export class InboundStore extends Effect.Service<InboundStore>()("@platform/serv
           ))
 
     /** Writes the plans of one or more POSTs in one statement and answers each POST from its share. */
-    const write = (plans: ReadonlyArray<InboundPlan>, exact: boolean, inline: boolean): Effect.Effect<ReadonlyArray<PersistResult>> =>
+    const write = (
+      plans: ReadonlyArray<InboundPlan>,
+      exact: boolean,
+      inline: boolean,
+      traces: ReadonlyArray<string | undefined>
+    ): Effect.Effect<ReadonlyArray<PersistResult>> =>
       Effect.flatMap(Clock.currentTimeMillis, (nowMs) => {
         const now = new Date(nowMs)
         const period = currentPeriod(now)
         const plan = mergePlans(plans)
         const statement = statementFor(plan, exact)
-        const params = paramsOf(statement, plan, now, period, inline)
+        const params = paramsOf(statement, plan, now, period, inline, traces)
         return Effect.map(attempt(statement, params, !exact, 4), ([row]) => {
+          countEvents(json(row!.event_types))
           for (const d of json(row!.demand)) {
             if (!exact) ledger.addPending(d.account_id, period, d.n)
             else ledger.refresh(d.account_id, d.used ?? d.max, d.max, period)
@@ -134,7 +146,7 @@ export class InboundStore extends Effect.Service<InboundStore>()("@platform/serv
       })
     // A batch that fails is written again POST by POST, so one bad POST fails alone.
     const writeGroup = (items: ReadonlyArray<Queued>): Effect.Effect<void> =>
-      Effect.flatMap(Effect.exit(write(items.map((q) => q.plan), false, items[0]!.inline)), (exit) =>
+      Effect.flatMap(Effect.exit(write(items.map((q) => q.plan), false, items[0]!.inline, items.map((q) => q.traceParent))), (exit) =>
         Exit.isSuccess(exit)
           ? Effect.forEach(items, (item, n) => settle(item, Exit.succeed(exit.value[n]!)), { discard: true })
           : items.length > 1
@@ -163,7 +175,7 @@ export class InboundStore extends Effect.Service<InboundStore>()("@platform/serv
     const enqueue = (plan: InboundPlan, options: PersistOptions, done: (exit: Exit.Exit<PersistResult>) => void): boolean => {
       const demand = demandOf(plan)
       if (!isBatchable(plan) || !ledger.reserve(demand, currentPeriod(new Date()))) return false
-      if (queue.unsafeOffer({ plan, inline: options.inline, demand, done })) return true
+      if (queue.unsafeOffer({ plan, inline: options.inline, traceParent: options.traceParent, demand, done })) return true
       ledger.release(demand)
       return false
     }
@@ -175,15 +187,15 @@ export class InboundStore extends Effect.Service<InboundStore>()("@platform/serv
      */
     const persist = (plan: InboundPlan, options: PersistOptions): Effect.Effect<PersistResult> =>
       Effect.async<PersistResult>((resume) => {
-        if (!enqueue(plan, options, resume)) resume(alone(plan, options.inline))
+        if (!enqueue(plan, options, resume)) resume(alone(plan, options.inline, options.traceParent))
       })
 
     /** A POST written in a statement of its own, consuming quota exactly (and reading the counters again). */
-    const alone = (plan: InboundPlan, inline: boolean): Effect.Effect<PersistResult> =>
+    const alone = (plan: InboundPlan, inline: boolean, traceParent?: string): Effect.Effect<PersistResult> =>
       Effect.suspend(() => {
         const accounts = [...demandOf(plan).keys()].filter((account) => !ledger.rereading.has(account))
         for (const account of accounts) ledger.rereading.add(account)
-        return Effect.map(write([plan], true, inline), ([result]) => result!).pipe(
+        return Effect.map(write([plan], true, inline, [traceParent]), ([result]) => result!).pipe(
           Effect.ensuring(Effect.sync(() => accounts.forEach((account) => ledger.rereading.delete(account))))
         )
       })

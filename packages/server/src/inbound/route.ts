@@ -3,6 +3,8 @@ import { Cause, Effect, Exit, FiberRef, FiberRefs, Layer, LogLevel, Runtime } fr
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { AppConfig } from "../config.js"
 import { frontRequest, FrontRoutes } from "../http/front-route.js"
+import { countInbound } from "../telemetry/metrics.js"
+import { manualSpans, parseTraceParent } from "../telemetry/tracing.js"
 import { Inbound, type InboundAnswer } from "./inbound.js"
 import { handshakeChallenge } from "./verify.js"
 
@@ -58,6 +60,8 @@ const InboundPostRoute = Layer.scopedDiscard(Effect.gen(function*() {
     FiberRefs.getOrDefault(runtime.fiberRefs, FiberRef.currentMinimumLogLevel),
     LogLevel.Info
   )
+  // Undefined with tracing off: then a POST makes no span and stores no trace context.
+  const spans = yield* manualSpans
 
   const answer = (response: ServerResponse, requestId: string, status: number, body: string) => {
     response.writeHead(status, { "content-type": "application/json", "x-request-id": requestId }).end(body)
@@ -67,27 +71,46 @@ const InboundPostRoute = Layer.scopedDiscard(Effect.gen(function*() {
     if (!isInboundPost(request)) return false
     const front = frontRequest(request, response)
     const requestId = front.requestId
+    // The POST's server span (a caller's `traceparent` is its parent): its events carry
+    // it to their deliveries, and the lines logged for this POST carry its trace id.
+    const span = spans?.start("POST /webhook/incoming", {
+      kind: "server",
+      parent: parseTraceParent(request.headers.traceparent as string | undefined),
+      attributes: { "http.request.method": "POST", "http.route": PATH, "url.path": PATH, "request.id": requestId }
+    })
+    const inSpan = <A>(effect: Effect.Effect<A>) => span === undefined ? effect : Effect.withParentSpan(effect, span.span)
     const respond = (a: InboundAnswer) => {
       answer(response, requestId, a.status, JSON.stringify(a.body))
-      if (accessLogged) runCallback(Effect.annotateLogs(front.accessLog(a.status), "request_id", requestId))
+      front.observe(a.status)
+      countInbound(a.outcome ?? (a.status >= 400 ? "error" : "updated"))
+      if (span !== undefined) {
+        span.attribute("http.response.status_code", a.status)
+        span.attribute("inbound.outcome", a.outcome ?? "error")
+        span.end(a.status >= 500 ? `HTTP ${a.status}` : undefined)
+      }
+      if (accessLogged) runCallback(inSpan(Effect.annotateLogs(front.accessLog(a.status), "request_id", requestId)))
     }
     const run = (effect: Effect.Effect<InboundAnswer>) =>
       runCallback(
-        effect.pipe(
+        inSpan(effect.pipe(
           Effect.catchAllDefect((defect) =>
             Effect.as(
               Effect.logError("request failed", Cause.pretty(Cause.die(defect))),
-              { status: 500, body: front.internalErrorBody() }
+              { status: 500, body: front.internalErrorBody(), outcome: "error" as const }
             )
           ),
           Effect.annotateLogs("request_id", requestId)
-        ),
+        )),
         { onExit: (exit) => Exit.isSuccess(exit) && respond(exit.value) }
       )
     readBody(request, (body) => {
-      if (body === undefined) return respond({ status: 400, body: UNREADABLE })
+      if (body === undefined) return respond({ status: 400, body: UNREADABLE, outcome: "invalid_body" })
       try {
-        inbound.receive(body, request.headers["x-hub-signature-256"] as string | undefined, { respond, run })
+        inbound.receive(body, request.headers["x-hub-signature-256"] as string | undefined, {
+          respond,
+          run,
+          traceParent: span?.traceParent
+        })
       } catch (defect) {
         run(Effect.die(defect))
       }

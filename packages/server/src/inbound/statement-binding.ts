@@ -3,7 +3,7 @@ import { jsonbRows } from "../db/jsonb-rows.js"
 import type { InboundPlan } from "./plan.js"
 import { buildStatement } from "./statement.js"
 
-const PARAMETERS = ["now", "period", "messages", "statuses", "templates", "qualities", "forwards", "inline"] as const
+const PARAMETERS = ["now", "period", "messages", "statuses", "templates", "qualities", "forwards", "inline", "traces"] as const
 type Parameter = typeof PARAMETERS[number]
 
 /**
@@ -56,7 +56,8 @@ export const paramsOf = (
   plan: InboundPlan,
   now: Date,
   period: string,
-  inline: boolean
+  inline: boolean,
+  traces: ReadonlyArray<string | undefined> = []
 ): ReadonlyArray<unknown> => {
   const values: Record<Parameter, () => unknown> = {
     now: () => now.toISOString(),
@@ -66,7 +67,9 @@ export const paramsOf = (
     templates: () => jsonbRows(plan.templates),
     qualities: () => jsonbRows(plan.qualities),
     forwards: () => jsonbRows(plan.forwards),
-    inline: () => inline
+    inline: () => inline,
+    // The `traceparent` of each POST (by its index `p`); null without tracing.
+    traces: () => traces.some((t) => t !== undefined) ? JSON.stringify(traces.map((t) => t ?? null)) : null
   }
   return statement.names.map((name) => values[name]())
 }

@@ -178,11 +178,12 @@ m_conv_up as (
   select 0 as g, 0 as o, c.conv_evt as event_id, u.developer_account_id as account_id, u.platform_channel_id as channel_id,
     'conversation.created' as event_type, null::text as peer,
     ${jsonObjectSql(`u.id as conversation_id, u.peer_id as peer_id, u.status as status,
-      u.message_count as message_count, ${isoTimestampSql(":now")} as last_active_at`)} as data
+      u.message_count as message_count, ${isoTimestampSql(":now")} as last_active_at`)} as data,
+    (select min(o.p) from m_ok o where o.channel_id = c.channel_id and o.peer = c.peer) as p
   from m_conv_up u join m_conv c on c.conv_id = u.id where u.created_event_id = c.conv_evt`)
     events.push(`
   select 1, o.i, o.evt, o.account_id, o.channel_id,
-    case when o.kind = 'echo' then 'message.echo' else 'message.received' end, o.peer, ${messageData("i", "o.peer")}
+    case when o.kind = 'echo' then 'message.echo' else 'message.received' end, o.peer, ${messageData("i", "o.peer")}, o.p
   from m_ins i join m_ok o on o.channel_id = i.platform_channel_id and o.mid = i.meta_message_id`)
   }
 
@@ -190,7 +191,7 @@ m_conv_up as (
     const eventTypes = Object.entries(STATUS_EVENTS).map(([s, e]) => `when '${s}' then '${e}'`).join(" ")
     ctes.push(`
 s_in as (
-  select x.* from json_to_recordset(:statuses::json) as x(i int, channel_id bigint, mid text, status text, envelope json, evt text)
+  select x.* from json_to_recordset(:statuses::json) as x(i int, p int, channel_id bigint, mid text, status text, envelope json, evt text)
   where ${active("x")}
 ),
 s_best as (
@@ -203,7 +204,7 @@ s_up as (
   where m.platform_channel_id = s.channel_id and m.meta_message_id = s.mid and m.direction = 'outbound'
     and ${statusRankSql("s.status")} > ${statusRankSql("m.status")}
   returning m.id, m.developer_account_id, m.platform_channel_id, m.conversation_id, m.direction, m.source, m.type,
-    m.text, m.media_id, m.status, m.meta_message_id, s.envelope, s.evt, s.i
+    m.text, m.media_id, m.status, m.meta_message_id, s.envelope, s.evt, s.i, s.p
 ),
 s_unknown as (
   select s.mid from s_best s where not exists (
@@ -223,7 +224,7 @@ s_park as (
     events.push(`
   select 2, u.i, u.evt, u.developer_account_id, u.platform_channel_id,
     case u.status ${eventTypes} end, cv.peer_id,
-    ${messageData("u", "coalesce(cv.peer_id, '')", "u.envelope")}
+    ${messageData("u", "coalesce(cv.peer_id, '')", "u.envelope")}, u.p
   from s_up u left join conversations cv on cv.id = u.conversation_id
   where u.status in (${Object.keys(STATUS_EVENTS).map((s) => `'${s}'`).join(", ")})`)
   }
@@ -254,7 +255,7 @@ t_up as (
   select 3, u.i, u.evt, u.developer_account_id, u.platform_channel_id, 'template.status_changed', null::text,
     ${jsonObjectSql(`u.id as template_id, u.name as name, u.language_code as language_code,
       coalesce(u.previous_status, 'pending') as previous_status, u.meta_status as status,
-      u.meta_template_id as meta_template_id, u.meta_rejection_reason as rejection_reason`)}
+      u.meta_template_id as meta_template_id, u.meta_rejection_reason as rejection_reason`)}, 0
   from t_up u`)
   }
 
@@ -272,32 +273,34 @@ q_up as (
     ctes.push(`
 ev as (
   insert into events (event_id, developer_account_id, platform_channel_id, event_type, conversation_peer, envelope,
-    occurred_at, fanned_out_at)
+    occurred_at, fanned_out_at, trace_parent)
   select e.event_id, e.account_id, e.channel_id, e.event_type, e.peer,
     ${envelopeSql({ id: "e.event_id", event: "e.event_type", account: "e.account_id", channel: "e.channel_id", occurredAt: ":now", data: "e.data" })},
     :now::timestamptz,
     case when not exists (select 1 from webhook_subscriptions s
                           where s.developer_account_id = e.account_id and s.is_active and not s.is_paused)
-         then :now::timestamptz end
+         then :now::timestamptz end,
+    :traces::jsonb ->> e.p
   from (${events.join("\n  union all")}
-  ) as e(g, o, event_id, account_id, channel_id, event_type, peer, data)
+  ) as e(g, o, event_id, account_id, channel_id, event_type, peer, data, p)
   order by e.g, e.o
-  returning fanned_out_at
+  returning fanned_out_at, event_type
 )`)
   }
 
   if (F) {
     ctes.push(`
 f_ins as (
-  insert into platform_deliveries (developer_account_id, platform_channel_id, status, next_retry_at, body)
+  insert into platform_deliveries (developer_account_id, platform_channel_id, status, next_retry_at, body, trace_parent)
   select c.developer_account_id, c.id, case when :inline::boolean then 'delivering' else 'pending' end,
-    case when :inline::boolean then :now::timestamptz + interval '2 minutes' else :now::timestamptz end, x.body
+    case when :inline::boolean then :now::timestamptz + interval '2 minutes' else :now::timestamptz end, x.body,
+    :traces::jsonb ->> x.p
   from jsonb_to_recordset(:forwards::jsonb) as x(i int, p int, channel_id bigint, body text, other boolean)
   join platform_channels c on c.id = x.channel_id and c.is_active and c.inbound_enabled and c.webhook_url is not null
   where ${M ? "(x.other or exists (select 1 from m_posted d where d.p = x.p and d.channel_id = x.channel_id))" : "x.other"}
     ${M && exact ? "and not exists (select 1 from m_refused r where r.channel_id = x.channel_id)" : ""}
   order by x.i
-  returning id, developer_account_id, platform_channel_id, attempts, body,
+  returning id, developer_account_id, platform_channel_id, attempts, body, trace_parent,
     (select webhook_url from platform_channels p where p.id = platform_channel_id) as webhook_url,
     (select webhook_secret_encrypted from platform_channels p where p.id = platform_channel_id) as webhook_secret_encrypted
 )`)
@@ -311,6 +314,7 @@ select
   ${S ? "(select count(*) from s_park)::int" : "0"} as parked,
   ${F ? "(select coalesce(jsonb_agg(to_jsonb(f)), '[]'::jsonb) from f_ins f)" : "'[]'::jsonb"} as deliveries,
   ${events.length > 0 ? "(select count(*) from ev where fanned_out_at is null)::int" : "0"} as events,
+  ${events.length > 0 ? "(select json_object_agg(event_type, n) from (select event_type, count(*)::int as n from ev group by event_type) t)" : "null::json"} as event_types,
   ${!M ? "'[]'::jsonb" : exact ? `(select coalesce(jsonb_agg(jsonb_build_object('account_id', d.account_id, 'n', d.n, 'max', d.max, 'used', q.used)), '[]'::jsonb)
     from m_demand d left join m_quota q on q.developer_account_id = d.account_id)` : `(select coalesce(jsonb_agg(jsonb_build_object('account_id', d.account_id, 'n', d.n, 'max', d.max, 'used', null)), '[]'::jsonb)
     from m_demand d)`} as demand`
@@ -324,6 +328,8 @@ export interface ResultRow {
   readonly unknown_statuses: ReadonlyArray<string> | string
   readonly deliveries: ReadonlyArray<Omit<CreatedDelivery, "webhook_secret_encrypted"> & { webhook_secret_encrypted: string | null }> | string
   readonly events: number
+  /** Events written, by type (metrics); null when none. */
+  readonly event_types: Readonly<Record<string, number>> | string | null
   readonly demand: ReadonlyArray<Demand> | string
 }
 

@@ -33,6 +33,7 @@ import {
 } from "./message-statements.js"
 import { checkTemplateParameters } from "../templates/template-parameters.js"
 import { Usage } from "../accounts/usage.js"
+import { countEvents, countRateLimited } from "../telemetry/metrics.js"
 
 /** A response stored under the Idempotency-Key earlier, to be replayed verbatim. */
 export interface Replayed {
@@ -148,10 +149,12 @@ export class Messages extends Effect.Service<Messages>()("@platform/server/Messa
 
     const consumeTemplateQuota = (accountId: number) =>
       usage.consume(accountId, "template_messages").pipe(
-        Effect.catchTag("QuotaExceeded", (e) =>
-          Effect.fail(TemplateQuotaExceeded.withReason(
+        Effect.catchTag("QuotaExceeded", (e) => {
+          countRateLimited("template_quota")
+          return Effect.fail(TemplateQuotaExceeded.withReason(
             `the ${e.plan} plan's ${e.limit} template messages for this month are used up; upgrade the plan or wait for the reset on the 1st (UTC)`
-          )))
+          ))
+        })
       )
 
     const requestInvalid = (e: UpstreamRequestInvalid): ChatOnly | ValidationFailed =>
@@ -267,6 +270,7 @@ export class Messages extends Effect.Service<Messages>()("@platform/server/Messa
           const write = (at: Date | undefined) =>
             recordSent(sql, channel, body, peer, sent.message_id, kept, owner, at).pipe(
               Effect.asVoid,
+              Effect.tap(() => Effect.sync(() => countEvents("message.sent"))),
               Effect.catchIf(alreadyRecorded, () => Effect.void),
               Effect.zipRight(announce)
             )

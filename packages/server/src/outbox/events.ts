@@ -2,6 +2,8 @@ import { SqlClient } from "@effect/sql"
 import { API_VERSION, type EventData, type EventType } from "@platform/shared"
 import { Effect } from "effect"
 import { randomBytes } from "node:crypto"
+import { countEvents } from "../telemetry/metrics.js"
+import { currentTraceParent } from "../telemetry/tracing.js"
 
 /** 80 random bits per id (the other 48 are the time). */
 const RANDOM_BYTES = 10
@@ -25,6 +27,12 @@ export const newEventId = (): string => {
   }
   offset += RANDOM_BYTES
   return `evt_${Date.now().toString(16).padStart(12, "0")}${pool.toString("hex", offset - RANDOM_BYTES, offset)}`
+}
+
+/** When an id of `newEventId` was made (ms since the epoch): about its event's commit; undefined for other ids. */
+export const eventTimeOf = (eventId: string): number | undefined => {
+  const ms = /^evt_[0-9a-f]{12}/.test(eventId) ? parseInt(eventId.slice(4, 16), 16) : Number.NaN
+  return Number.isFinite(ms) ? ms : undefined
 }
 
 /**
@@ -114,10 +122,12 @@ export class Events extends Effect.Service<Events>()("@platform/server/Events", 
         data: input.data
       }
       const [row] = yield* sql<{ id: number }>`
-        insert into events (event_id, developer_account_id, platform_channel_id, event_type, conversation_peer, envelope, occurred_at)
+        insert into events (event_id, developer_account_id, platform_channel_id, event_type, conversation_peer, envelope, occurred_at,
+                            trace_parent)
         values (${envelope.id}, ${input.developer_account_id}, ${input.platform_channel_id}, ${input.event},
-                ${input.conversation_peer ?? null}, ${JSON.stringify(envelope)}::json, ${occurredAt})
+                ${input.conversation_peer ?? null}, ${JSON.stringify(envelope)}::json, ${occurredAt}, ${yield* currentTraceParent})
         returning id`.pipe(Effect.orDie)
+      countEvents(input.event)
       return { id: row!.id, envelope }
     })
 

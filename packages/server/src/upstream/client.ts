@@ -1,8 +1,16 @@
 import { HttpClient, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
 import type { HttpClientError } from "@effect/platform/HttpClientError"
-import { Duration, Effect, Option, ParseResult, Redacted, Schedule, Schema, type Scope } from "effect"
+import { Cause, Duration, Effect, Exit, Option, ParseResult, Redacted, Schedule, Schema, type Scope } from "effect"
+import { observeUpstreamCall } from "../telemetry/metrics.js"
 import type { ChannelCredentials } from "./credentials.js"
-import { fromGraphResponse, redactSecrets, UpstreamError, UpstreamRequestInvalid, UpstreamTimeout } from "./errors.js"
+import {
+  fromGraphResponse,
+  META_ERROR_CODES,
+  redactSecrets,
+  UpstreamError,
+  UpstreamRequestInvalid,
+  UpstreamTimeout
+} from "./errors.js"
 
 export interface GraphClientOptions {
   /** Deadline of an ordinary call; 10 s. */
@@ -53,6 +61,25 @@ export interface GraphClient {
 }
 
 const DEFAULTS = { timeoutMs: 10_000, uploadTimeoutMs: 60_000, retryBaseMs: 200, retries: 3 }
+
+/** One attempt in the upstream metrics: outcome `ok`, the error's kind or `timeout`; Meta's code when it is a known one. */
+const observed = <A, R>(operation: string, attempt: Effect.Effect<A, GraphFailure, R>): Effect.Effect<A, GraphFailure, R> =>
+  Effect.suspend(() => {
+    const started = performance.now()
+    return Effect.onExit(attempt, (exit) =>
+      Effect.sync(() => {
+        const seconds = (performance.now() - started) / 1000
+        if (Exit.isSuccess(exit)) return observeUpstreamCall(operation, "ok", "none", seconds)
+        const failure = Cause.failureOption(exit.cause)
+        if (Option.isNone(failure)) {
+          return observeUpstreamCall(operation, Cause.isInterruptedOnly(exit.cause) ? "interrupted" : "defect", "none", seconds)
+        }
+        const e = failure.value
+        if (e._tag === "UpstreamTimeout") return observeUpstreamCall(operation, "timeout", "none", seconds)
+        const code = e.meta_code === null ? "none" : e.meta_code in META_ERROR_CODES ? String(e.meta_code) : "other"
+        observeUpstreamCall(operation, e.kind, code, seconds)
+      }))
+  })
 
 export const makeGraphClient = (options: {
   readonly http: HttpClient.HttpClient
@@ -160,7 +187,7 @@ export const makeGraphClient = (options: {
   const retryable = (e: GraphFailure) => e._tag === "UpstreamTimeout" || e.transient
 
   const withPolicy = <A>(req: GraphRequest, once: Effect.Effect<A, GraphFailure>) => {
-    const logged = once.pipe(
+    const logged = observed(req.operation, once).pipe(
       Effect.tapError((e) =>
         Effect.logWarning("upstream call failed").pipe(
           Effect.annotateLogs({
@@ -235,14 +262,14 @@ export const makeGraphClient = (options: {
 
   const open = (req: GraphRequest) =>
     Effect.logDebug("upstream call").pipe(
-      Effect.zipRight(guard(
+      Effect.zipRight(observed(req.operation, guard(
         req,
         http.execute(build(req)).pipe(
           Effect.flatMap((res): Effect.Effect<HttpClientResponse.HttpClientResponse, GraphFailure> =>
             res.status >= 400 ? failFrom(req, res) : Effect.succeed(res)
           )
         )
-      )),
+      ))),
       Effect.annotateLogs({ operation: req.operation, method: req.method })
     )
 

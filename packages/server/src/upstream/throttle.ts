@@ -1,6 +1,7 @@
 import { Clock, Duration, Effect, Option } from "effect"
 import type { Redis } from "ioredis"
 import { makeGuardedCall } from "../redis/guarded-call.js"
+import { observeThrottle } from "../telemetry/metrics.js"
 import { defineScript } from "../redis/redis-client.js"
 import type { ChannelCredentials } from "./credentials.js"
 import { UpstreamThrottled } from "./errors.js"
@@ -69,7 +70,7 @@ const throttled = (channelId: number, rate: number) =>
  * sender (the next free slot), updated synchronously, so concurrent fibers never
  * race for the same slot. Uses `Clock`, so `TestClock` drives it in tests.
  */
-export const makeThrottle = (options: ThrottleOptions = {}): Effect.Effect<Throttle> =>
+export const makeThrottle = (options: ThrottleOptions = {}, store: "local" | "redis" = "local"): Effect.Effect<Throttle> =>
   Effect.sync(() => {
     const maxWaitMs = Duration.toMillis(options.maxWait ?? Duration.seconds(1))
     const nextFree = new Map<string, number>()
@@ -79,8 +80,12 @@ export const makeThrottle = (options: ThrottleOptions = {}): Effect.Effect<Throt
           const rate = effectiveRate(ratePerSecond)
           const slot = Math.max(now, nextFree.get(key) ?? now)
           const wait = slot - now
-          if (wait > maxWaitMs) return Effect.fail(throttled(channelId, rate))
+          if (wait > maxWaitMs) {
+            observeThrottle(store, "refused")
+            return Effect.fail(throttled(channelId, rate))
+          }
           nextFree.set(key, slot + intervalMicros(rate) / 1000)
+          observeThrottle(store, wait)
           return wait > 0 ? Effect.sleep(Duration.millis(wait)) : Effect.void
         }))
     return { acquire }
@@ -119,7 +124,8 @@ export const makeRedisThrottle = (
   options: ThrottleOptions & { readonly namespace?: string } = {}
 ): Effect.Effect<Throttle> =>
   Effect.gen(function*() {
-    const local = yield* makeThrottle(options)
+    // The fallback while Redis is out: its waits count as local ones.
+    const local = yield* makeThrottle(options, "local")
     const namespace = options.namespace ?? "platform:v1:throttle:"
     const maxWaitMicros = Math.floor(Duration.toMillis(options.maxWait ?? Duration.seconds(1)) * 1000)
     const reserve = defineScript<[number, number]>(redis, "platformThrottle", 1, SCRIPT)
@@ -134,12 +140,14 @@ export const makeRedisThrottle = (
           call(() => reserve(namespace + sender.key, Math.floor(now * 1000), intervalMicros(rate), maxWaitMicros)),
           Option.match({
             onNone: () => local.acquire(sender, ratePerSecond),
-            onSome: ([reserved, wait]) =>
-              reserved !== 1
+            onSome: ([reserved, wait]) => {
+              observeThrottle("redis", reserved !== 1 ? "refused" : wait / 1000)
+              return reserved !== 1
                 ? Effect.fail(throttled(sender.channelId, rate))
                 : wait > 0
                 ? Effect.sleep(Duration.millis(wait / 1000))
                 : Effect.void
+            }
           })
         )
       })

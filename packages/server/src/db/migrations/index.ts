@@ -19,6 +19,7 @@ import contactWipeRecipients from "./0020_contact_wipe_recipients.js"
 import templateEditLease from "./0021_template_edit_lease.js"
 import sessionExpiryIndex from "./0022_session_expiry_index.js"
 import templateSubmittingIndex from "./0023_template_submitting_index.js"
+import traceContext from "./0024_trace_context.js"
 
 /** Migrations imported statically (not read from disk) so the bundled server carries them. */
 export const migrations = {
@@ -42,5 +43,6 @@ export const migrations = {
   "0020_contact_wipe_recipients": contactWipeRecipients,
   "0021_template_edit_lease": templateEditLease,
   "0022_session_expiry_index": sessionExpiryIndex,
-  "0023_template_submitting_index": templateSubmittingIndex
+  "0023_template_submitting_index": templateSubmittingIndex,
+  "0024_trace_context": traceContext
 }
