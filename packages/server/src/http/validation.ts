@@ -1,4 +1,14 @@
-import { HttpApi, HttpApiBuilder, HttpApiError, HttpMethod, HttpServerError, HttpServerRequest, HttpServerResponse, Multipart } from "@effect/platform"
+import {
+  HttpApi,
+  HttpApiBuilder,
+  HttpApiError,
+  HttpApiSchema,
+  HttpMethod,
+  HttpServerError,
+  HttpServerRequest,
+  HttpServerResponse,
+  Multipart
+} from "@effect/platform"
 import type { HttpApiEndpoint } from "@effect/platform"
 import { PlatformApi, ValidationFailed } from "@platform/shared"
 import { Effect, Option, Predicate, SchemaAST as AST } from "effect"
@@ -16,6 +26,8 @@ interface EndpointShape {
   readonly headerKeys: ReadonlySet<string>
   readonly bodyKeys: ReadonlySet<string>
   readonly payloadInQuery: boolean
+  /** The framework decodes a body for it (a payload read from the body, not a multipart stream of its own). */
+  readonly decodesBody: boolean
 }
 
 const keysOf = (schema: Option.Option<{ readonly ast: AST.AST }>): ReadonlySet<string> =>
@@ -32,6 +44,11 @@ const bodyKeysOf = (schema: Option.Option<{ readonly ast: AST.AST }>): ReadonlyS
     return new Set<string>()
   }
 }
+
+const isMultipartForm = (ast: AST.AST): boolean =>
+  AST.isUnion(ast)
+    ? ast.types.some(isMultipartForm)
+    : HttpApiSchema.getMultipart(ast) !== undefined || HttpApiSchema.getMultipartStream(ast) !== undefined
 
 const compile = (path: string) =>
   new RegExp("^" + path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/:(\w+)/g, "(?<$1>[^/]+)") + "/?$")
@@ -53,12 +70,16 @@ const endpoints: ReadonlyArray<EndpointShape> = (() => {
         queryKeys: new Set([...keysOf(e.urlParamsSchema), ...(payloadInQuery ? keysOf(e.payloadSchema) : [])]),
         headerKeys: keysOf(e.headersSchema),
         bodyKeys: payloadInQuery ? new Set<string>() : bodyKeysOf(e.payloadSchema),
-        payloadInQuery
+        payloadInQuery,
+        decodesBody: !payloadInQuery && Option.isSome(e.payloadSchema) && !isMultipartForm(e.payloadSchema.value.ast)
       })
     }
   })
   return out
 })()
+
+const endpointOf = (method: string, pathname: string) =>
+  endpoints.find((e) => e.method === method && e.pattern.test(pathname))
 
 const hasOwn = (value: unknown, key: PropertyKey | undefined): boolean =>
   key !== undefined && typeof value === "object" && value !== null && Object.prototype.hasOwnProperty.call(value, key)
@@ -71,7 +92,7 @@ export const validationResponse = (error: HttpApiError.HttpApiDecodeError) =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const url = new URL(request.url, "http://localhost")
-    const endpoint = endpoints.find((e) => e.method === request.method && e.pattern.test(url.pathname))
+    const endpoint = endpointOf(request.method, url.pathname)
     const pathParams = endpoint ? endpoint.pattern.exec(url.pathname)?.groups ?? {} : {}
     // A parameter given more than once is the list of its values, as the decoder saw it (not the last one).
     const query = Object.fromEntries(
@@ -143,13 +164,32 @@ const notFound = (request: HttpServerRequest.HttpServerRequest) =>
     { status: 404 }
   )
 
+/*
+ * The framework reads any body sent as multipart/form-data as a form, whatever the route
+ * takes: written to temporary files, outside the JSON body limit, and a 500 (no boundary) or
+ * a request left unanswered (a body ended before its closing boundary) when malformed. Only
+ * the upload routes take forms (and read them themselves, http/file-form.ts); elsewhere such
+ * a body is refused before anything is read, as the other bodies that are not JSON are.
+ */
+const formWhereJsonIsTaken = (request: HttpServerRequest.HttpServerRequest) => {
+  const contentType = (request.headers["content-type"] ?? "").trim()
+  if (!/^multipart\//i.test(contentType)) return undefined
+  const endpoint = endpointOf(request.method, new URL(request.url, "http://localhost").pathname)
+  return endpoint?.decodesBody === true ? body([notJson(contentType)]) : undefined
+}
+
 /**
  * Turns the framework's request errors into SPEC's bodies: decode failures and
  * malformed JSON become 422 `{detail:[{loc,msg,type,input,ctx}]}`, unknown
  * routes the coded 404.
  */
 export const ValidationMiddleware = HttpApiBuilder.middleware((app) =>
-  (app as Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, HttpServerRequest.HttpServerRequest>).pipe(
+  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+    const refused = formWhereJsonIsTaken(request)
+    return refused !== undefined
+      ? Effect.succeed(refused)
+      : app as Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, HttpServerRequest.HttpServerRequest>
+  }).pipe(
     Effect.catchIf(
       (e): e is HttpApiError.HttpApiDecodeError => Predicate.isTagged(e, "HttpApiDecodeError"),
       validationResponse

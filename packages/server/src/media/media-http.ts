@@ -1,6 +1,7 @@
 import { HttpApiBuilder, HttpApp, HttpRouter, HttpServerResponse } from "@effect/platform"
 import { CurrentPrincipal, MediaFromUrl, PlatformApi, ValidationFailed } from "@platform/shared"
 import { Effect, Schema } from "effect"
+import { formParts, isMultipart } from "../http/file-form.js"
 import { Media } from "./media.js"
 
 const decodeFromUrl = Schema.decodeUnknown(MediaFromUrl)
@@ -13,18 +14,18 @@ export const MediaLive = HttpApiBuilder.group(PlatformApi, "media", (handlers) =
       .handleRaw("upload", ({ request }) =>
         Effect.gen(function*() {
           const principal = yield* CurrentPrincipal
-          const contentType = request.headers["content-type"] ?? ""
-          if (contentType.includes("multipart/form-data")) {
+          if (isMultipart(request)) {
             // A refusal can come before the file was read to its end: close the connection
             // so the unread rest of the body is never taken for the next request on it.
             yield* HttpApp.appendPreResponseHandler((_request, response) =>
               Effect.succeed(response.status >= 400 ? HttpServerResponse.setHeader(response, "connection", "close") : response)
             )
+            const parts = yield* formParts(request)
             const query = new URL(request.url, "http://localhost").searchParams
             const length = Number(request.headers["content-length"])
             return yield* media.uploadMultipart(
               principal.account_id,
-              request.multipartStream,
+              parts,
               query.get("channel_id") ?? undefined,
               Number.isFinite(length) ? length : undefined
             )

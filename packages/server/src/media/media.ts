@@ -19,7 +19,7 @@ import type { SafeDownloadError } from "../net/safe-http-errors.js"
 import { toSendErrorBody, type UpstreamCallError, type UpstreamRequestInvalid } from "../upstream/errors.js"
 import { Upstream } from "../upstream/upstream.js"
 import { ChannelCredentialsCache, type UsableChannel } from "../channels/channel-credentials.js"
-import { bodyIssue, channelFileForm } from "../http/file-form.js"
+import { bodyIssue, channelFileForm, unreadableForm } from "../http/file-form.js"
 
 const KB = 1024
 const MB = 1024 * 1024
@@ -228,7 +228,7 @@ export class Media extends Effect.Service<Media>()("@platform/server/Media", {
         let total = 0
         let refused: ValidationFailed | undefined
         const guarded = part.content.pipe(
-          Stream.mapError((e) => new UploadRefused({ error: issue(["file"], `the multipart body could not be read (${e.reason})`, null) })),
+          Stream.mapError((e) => new UploadRefused({ error: unreadableForm(e) })),
           Stream.mapEffect((bytes) => {
             if (total === 0 && bytes.length > 0 && !contentMatches(mime, bytes)) {
               refused = issue(["file"], `the file's content is not ${mime}`, part.name, { mime_type: mime })

@@ -1,7 +1,7 @@
 import { Multipart } from "@effect/platform"
 import { ValidationFailed } from "@platform/shared"
 import { Chunk, Data, Effect, Stream } from "effect"
-import { bodyIssue, channelFileForm } from "../http/file-form.js"
+import { bodyIssue, channelFileForm, unreadableForm } from "../http/file-form.js"
 import { baseMime, contentMatches } from "../media/media.js"
 
 const MB = 1024 * 1024
@@ -27,8 +27,6 @@ export interface HeaderFile {
 
 class Refused extends Data.TaggedError("Refused")<{ readonly error: ValidationFailed }> {}
 
-const unreadable = (e: Multipart.MultipartError) => bodyIssue(["file"], `the multipart body could not be read (${e.reason})`, null)
-
 const sizeText = (bytes: number) => `${bytes / MB} MB`
 
 /** The bytes of a file part, refused as soon as they pass the cap of its type or do not start like it. */
@@ -41,7 +39,7 @@ const readFile = (part: Multipart.File) =>
     }
     let total = 0
     const chunks = yield* part.content.pipe(
-      Stream.mapError((e) => new Refused({ error: unreadable(e) })),
+      Stream.mapError((e) => new Refused({ error: unreadableForm(e) })),
       Stream.mapEffect((bytes) => {
         if (total === 0 && bytes.length > 0 && !contentMatches(mime, bytes)) {
           return Effect.fail(new Refused({ error: bodyIssue(["file"], `the file's content is not ${mime}`, part.name, { mime_type: mime }) }))

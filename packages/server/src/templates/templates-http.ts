@@ -1,6 +1,7 @@
 import { HttpApiBuilder, HttpApp, HttpServerResponse } from "@effect/platform"
 import { CurrentPrincipal, PlatformApi, ValidationFailed } from "@platform/shared"
 import { Effect } from "effect"
+import { formParts, isMultipart } from "../http/file-form.js"
 import { Templates } from "./templates.js"
 
 export const TemplatesLive = HttpApiBuilder.group(PlatformApi, "templates", (handlers) =>
@@ -18,7 +19,7 @@ export const TemplatesLive = HttpApiBuilder.group(PlatformApi, "templates", (han
       .handleRaw("uploadHeaderMedia", ({ request }) =>
         Effect.gen(function*() {
           const accountId = yield* account
-          if (!/^multipart\/form-data\b/i.test(request.headers["content-type"] ?? "")) {
+          if (!isMultipart(request)) {
             return yield* new ValidationFailed({
               detail: [{ loc: ["body", "file"], msg: "send multipart/form-data with channel_id and then file", type: "value_error", input: null, ctx: {} }]
             })
@@ -28,11 +29,12 @@ export const TemplatesLive = HttpApiBuilder.group(PlatformApi, "templates", (han
           yield* HttpApp.appendPreResponseHandler((_request, response) =>
             Effect.succeed(response.status >= 400 ? HttpServerResponse.setHeader(response, "connection", "close") : response)
           )
+          const parts = yield* formParts(request)
           const query = new URL(request.url, "http://localhost").searchParams
           const length = Number(request.headers["content-length"])
           return yield* templates.uploadHeaderMedia(
             accountId,
-            request.multipartStream,
+            parts,
             query.get("channel_id") ?? undefined,
             Number.isFinite(length) ? length : undefined
           )

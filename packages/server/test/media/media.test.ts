@@ -184,6 +184,36 @@ layer(MessagingTestServer(), { timeout: 120_000, excludeTestServices: true })("m
       }))
   }
 
+  // These were a 500 (no boundary) or no answer at all (a body ended before its closing boundary).
+  const MALFORMED_FORMS: ReadonlyArray<readonly [string, string, string, ReadonlyArray<string>, RegExp]> = [
+    ["a Content-Type without a boundary", "multipart/form-data", "--x\r\n\r\n--x--\r\n", ["header", "content-type"], /needs its boundary/],
+    ["an empty boundary", "multipart/form-data; boundary=", "", ["header", "content-type"], /needs its boundary/],
+    ["a parameter the parser refuses beside the boundary", "multipart/form-data; boundary=b; junk", "--b--\r\n", ["header", "content-type"], /needs its boundary/],
+    ["an empty body", "multipart/form-data; boundary=b", "", ["body", "file"], /ended before its closing boundary/],
+    ["a body cut inside a part's headers", "multipart/form-data; boundary=b", "--b\r\nContent-Disposition: form-da", ["body", "file"], /ended before its closing boundary/],
+    ["a body without its closing boundary", "multipart/form-data; boundary=b", "--b\r\nContent-Disposition: form-data; name=\"channel_id\"\r\n\r\n1\r\n--b\r\n", ["body", "file"], /ended before its closing boundary/]
+  ]
+  for (const route of ["/platform/v1/media", "/platform/v1/templates/header-media"]) {
+    for (const [name, contentType, body, loc, msg] of MALFORMED_FORMS) {
+      it.effect(`POST ${route} with ${name} is 422 at ${loc.join(".")}, answered at once`, () =>
+        Effect.gen(function*() {
+          const s = yield* ctx
+          const base = yield* baseUrl
+          const reply = yield* Effect.promise(async () => {
+            const res = await fetch(base + route, {
+              method: "POST",
+              headers: { "x-api-key": s.key, "content-type": contentType },
+              body,
+              signal: AbortSignal.timeout(5_000)
+            })
+            return { status: res.status, body: await res.json() as any }
+          })
+          expect(reply.status).toBe(422)
+          expect(reply.body.detail).toEqual([expect.objectContaining({ loc, msg: expect.stringMatching(msg) })])
+        }))
+    }
+  }
+
   // Instagram's Attachment Upload API: image png/jpeg/gif 8 MB; video mp4/ogg/avi/mov/webm, audio aac/m4a/wav/mp4, file pdf 25 MB.
   const GIF = new Uint8Array([...Buffer.from("GIF89a"), ...Array.from({ length: 100 }, (_, i) => i % 256)])
   const DOCX = new Uint8Array([...Buffer.from("PK\u0003\u0004"), ...Array.from({ length: 100 }, (_, i) => i % 256)])
