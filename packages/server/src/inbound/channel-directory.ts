@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Stream } from "effect"
 import { crossProcessInvalidation } from "../db/cache-invalidation.js"
+import { jsonbRows } from "../db/jsonb-rows.js"
 
 /** A platform channel as the channel directory holds it: what never changes while it is connected. */
 export interface RoutedChannel {
@@ -83,14 +84,15 @@ export class ChannelDirectory extends Effect.Service<ChannelDirectory>()("@platf
 
     const keyOf = (kind: "p" | "w" | "s", id: string) => `${kind}:${id}`
 
+    // Ids as the POST named them; jsonbRows makes any of them storable (one Meta never sent matches no channel).
     const fetch = (missing: { p: Array<string>; w: Array<string>; s: Array<string> }) =>
       sql<RoutedChannel>`
         select id, developer_account_id, type, phone_number_id, waba_id, social_id, display_phone_number
         from platform_channels
         where is_active and (
-          phone_number_id in (select jsonb_array_elements_text(${JSON.stringify(missing.p)}::jsonb))
-          or waba_id in (select jsonb_array_elements_text(${JSON.stringify(missing.w)}::jsonb))
-          or social_id in (select jsonb_array_elements_text(${JSON.stringify(missing.s)}::jsonb)))`.pipe(Effect.orDie)
+          phone_number_id in (select jsonb_array_elements_text(${jsonbRows(missing.p)}::jsonb))
+          or waba_id in (select jsonb_array_elements_text(${jsonbRows(missing.w)}::jsonb))
+          or social_id in (select jsonb_array_elements_text(${jsonbRows(missing.s)}::jsonb)))`.pipe(Effect.orDie)
 
     const get = (kind: "p" | "w" | "s", id: string) => cache.get(keyOf(kind, id))?.channels ?? []
     const lookup: ChannelLookup = {

@@ -1,15 +1,15 @@
-import { Effect, Either, Exit } from "effect"
+import { Effect, Exit } from "effect"
 import { AppConfig } from "../config.js"
 import type { InboundOutcome } from "../telemetry/metrics.js"
 import { RawForward } from "../delivery/raw-forward.js"
 import { DeliveryWakeup } from "../delivery/wakeup.js"
-import { decodeMetaWebhook, type MetaWebhookPayload } from "../upstream/webhook-payload.js"
-import { parseRawJson } from "./compact-json.js"
 import type { PersistResult } from "./batch.js"
+import { ChannelDirectory, type ChannelLookup } from "./channel-directory.js"
+import { CompactJsonError, parseRawJson, type RawJson } from "./compact-json.js"
+import { at } from "./message-content.js"
 import { InboundStore } from "./persist.js"
 import { buildPlan, type InboundPlan } from "./plan.js"
 import { identifiersOf } from "./upstream-identifiers.js"
-import { ChannelDirectory, type ChannelLookup } from "./channel-directory.js"
 import { verifyInboundSignature } from "./verify.js"
 
 /** What `/webhook/incoming` answers the upstream, and what became of the POST (metrics). */
@@ -49,6 +49,19 @@ const outcomeOf = (plan: InboundPlan, result: PersistResult): InboundOutcome =>
     : "updated"
 
 const utf8 = new TextDecoder("utf-8", { fatal: true })
+
+const OBJECTS = new Set(["whatsapp_business_account", "instagram", "page"])
+
+/** Logs the parts of a POST that were parked (not the shape Meta documents), once per channel. */
+const logParked = (plan: InboundPlan) =>
+  Effect.forEach(
+    plan.forwards.filter((f) => f.parked !== null),
+    (f) =>
+      Effect.logWarning("inbound payload parked: parts of it are not the shape Meta documents; skipped and recorded for the channel").pipe(
+        Effect.annotateLogs({ channel_id: f.channel_id, reason: f.parked! })
+      ),
+    { discard: true }
+  )
 
 /**
  * How `receive` hands back its answer: `respond` with an answer already known,
@@ -106,17 +119,23 @@ export class Inbound extends Effect.Service<Inbound>()("@platform/server/Inbound
      * (answered by the batch writer after the commit) or, when it must, alone.
      */
     const persist = (
-      decoded: MetaWebhookPayload,
       json: unknown,
-      text: string,
+      raw: RawJson,
       lookup: ChannelLookup,
       respond: Reply["respond"],
       run: Reply["run"],
       traceParent: string | undefined
     ): void => {
-      const plan = buildPlan(decoded, json, parseRawJson(text), lookup)
+      const plan = buildPlan(json, raw, lookup)
       if (!plan.routed) return respond(IGNORED)
       const inline = config.runsWorkers
+      // Rare: logged, and written alone (no batch waits on the log).
+      if (plan.forwards.some((f) => f.parked !== null)) {
+        return run(Effect.zipRight(
+          logParked(plan),
+          Effect.flatMap(store.alone(plan, inline, traceParent), (result) => answerAfterCommit(plan, result, inline))
+        ))
+      }
       const queued = store.enqueue(plan, { inline, traceParent }, (exit) => {
         if (Exit.isFailure(exit)) return run(Exit.failCause(exit.cause))
         let steps: Effect.Effect<void> | undefined
@@ -150,15 +169,28 @@ export class Inbound extends Effect.Service<Inbound>()("@platform/server/Inbound
       } catch {
         return reply.respond(badRequest("the body is not UTF-8 JSON"))
       }
-      const decoded = decodeMetaWebhook(json)
-      if (Either.isLeft(decoded)) return run(Effect.as(Effect.logInfo("inbound payload of an unknown shape ignored"), IGNORED))
-      const ids = identifiersOf(decoded.right)
+      if (!OBJECTS.has(at(json, "object") as string) || !Array.isArray(at(json, "entry"))) {
+        return run(Effect.as(Effect.logInfo("inbound payload of an unknown shape ignored"), IGNORED))
+      }
+      let raw: RawJson
+      try {
+        raw = parseRawJson(text)
+      } catch (e) {
+        // Deeper than the compact parser goes (no Meta payload nests a tenth as deep): Meta is
+        // answered 200 so that it stops retrying what could never be stored.
+        if (!(e instanceof CompactJsonError)) throw e
+        return run(Effect.as(
+          Effect.logWarning("inbound payload ignored: it cannot be stored").pipe(Effect.annotateLogs("reason", e.message)),
+          IGNORED
+        ))
+      }
+      const ids = identifiersOf(json)
       const lookup = directory.cached(ids)
-      if (lookup !== undefined) return persist(decoded.right, json, text, lookup, reply.respond, run, reply.traceParent)
+      if (lookup !== undefined) return persist(json, raw, lookup, reply.respond, run, reply.traceParent)
       // Routes not cached yet: resolved first, then the same path, answering into this effect.
       run(Effect.flatMap(directory.resolve(ids), (resolved) =>
         Effect.async<InboundAnswer>((resume) =>
-          persist(decoded.right, json, text, resolved, (answer) => resume(Effect.succeed(answer)), resume, reply.traceParent))))
+          persist(json, raw, resolved, (answer) => resume(Effect.succeed(answer)), resume, reply.traceParent))))
     }
 
     return { receive } as const

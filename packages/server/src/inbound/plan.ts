@@ -1,12 +1,23 @@
 import type { UpstreamErrorEnvelope } from "@platform/shared"
 import { Option } from "effect"
 import { newEventId } from "../outbox/events.js"
-import { extractQualityRating, type MetaWebhookPayload, type WaMessage } from "../upstream/webhook-payload.js"
-import { rawMember, type RawJson } from "./compact-json.js"
-import type { ChannelLookup, RoutedChannel } from "./channel-directory.js"
 import { failedStatusEnvelope } from "../outbox/statuses.js"
+import { extractQualityRating } from "../upstream/webhook-payload.js"
+import type { ChannelLookup, RoutedChannel } from "./channel-directory.js"
+import { rawMember, type RawJson } from "./compact-json.js"
 import { bodyFor, type Selection } from "./forward-body.js"
-import { at, socialMessageContent, str, waMessageContent, wellFormedMessage, wellFormedStatus } from "./message-content.js"
+import {
+  at,
+  isObject,
+  type JsonObject,
+  listAt,
+  socialMessageContent,
+  str,
+  templateUpdate,
+  waMessageContent,
+  wellFormedMessage,
+  wellFormedStatus
+} from "./message-content.js"
 import { phoneNumberIdOf } from "./upstream-identifiers.js"
 
 /** One inbound message or owner echo to persist (dedupe key: channel + mid). */
@@ -62,6 +73,11 @@ export interface ForwardRow {
   readonly channel_id: number
   readonly body: string
   readonly other: boolean
+  /**
+   * Why parts of the body are not the shape Meta documents (they were skipped), or null.
+   * A parked body is recorded even for a channel without raw forward (statement.ts).
+   */
+  readonly parked: string | null
 }
 
 export interface InboundPlan {
@@ -74,34 +90,40 @@ export interface InboundPlan {
   readonly forwards: ReadonlyArray<ForwardRow>
 }
 
+/** The most of a parked body's reasons kept (the first ones; a POST can name thousands). */
+const PARKED_REASONS_MAX = 10
+
 /**
- * Turns a decoded Meta POST into the rows to write, routing every entry,
- * change, message and status by its upstream identifier (DESIGN §5).
- * `json` is the same body as plain JS (payload objects stored as received);
- * `raw` is its compact tree (forward bodies keep every number exactly).
+ * Turns a Meta POST, as parsed JSON of any shape, into the rows to write, routing every
+ * entry, change, message and status by its upstream identifier (DESIGN §5). `raw` is its
+ * compact tree (forward bodies keep every number exactly). Total over any JSON: a part
+ * that is not the shape Meta documents is skipped and its change (or social entry) parked
+ * with the reason, forwarded as it came; nothing here throws.
  */
-export const buildPlan = (
-  payload: MetaWebhookPayload,
-  json: unknown,
-  raw: RawJson,
-  lookup: ChannelLookup
-): InboundPlan => {
+export const buildPlan = (json: unknown, raw: RawJson, lookup: ChannelLookup): InboundPlan => {
   const messages: Array<MessageRow> = []
   const statuses: Array<StatusRow> = []
   const templates: Array<TemplateRow> = []
   const qualities: Array<QualityRow> = []
-  const selections = new Map<number, Selection>()
+  const selections = new Map<number, Selection & { readonly reasons: Array<string> }>()
   let seq = 0
   let routed = false
 
-  const select = (channel: RoutedChannel, entry: number, change: number | "all", other: boolean) => {
+  const select = (
+    channel: RoutedChannel,
+    entry: number,
+    change: number | "all",
+    other: boolean,
+    reasons: ReadonlyArray<string> = []
+  ) => {
     routed = true
     let s = selections.get(channel.id)
     if (s === undefined) {
-      s = { entries: new Map(), other: false }
+      s = { entries: new Map(), other: false, reasons: [] }
       selections.set(channel.id, s)
     }
-    if (other) s.other = true
+    if (other || reasons.length > 0) s.other = true
+    s.reasons.push(...reasons)
     if (change === "all") s.entries.set(entry, "all")
     else {
       const cur = s.entries.get(entry)
@@ -110,41 +132,43 @@ export const buildPlan = (
     }
   }
 
-  if (payload.object === "whatsapp_business_account") {
-    payload.entry.forEach((entry, ei) => {
-      entry.changes.forEach((change, ci) => {
-        const rawValue = at(json, "entry", ei, "changes", ci, "value")
-        const pn = phoneNumberIdOf(change)
+  const object = at(json, "object")
+  const entries = at(json, "entry")
+  const entryList = Array.isArray(entries) ? entries : []
+
+  if (object === "whatsapp_business_account") {
+    entryList.forEach((entry, ei) => {
+      if (!isObject(entry)) return
+      const wabaId = str(entry.id)
+      if (!Array.isArray(entry.changes)) {
+        // Nothing names a phone number: the WABA's channels get the entry, parked.
+        for (const channel of wabaId === null ? [] : lookup.byWabaId(wabaId)) {
+          select(channel, ei, "all", true, [`entry[${ei}].changes is not an array`])
+        }
+        return
+      }
+      entry.changes.forEach((change: unknown, ci) => {
+        const where = `entry[${ei}].changes[${ci}]`
+        const field = at(change, "field")
+        const value = at(change, "value")
+        const pn = phoneNumberIdOf(value)
         if (pn === undefined) {
           // Account-level fields carry no metadata: routed by the WABA id.
-          const channels = lookup.byWabaId(entry.id)
-          for (const channel of channels) select(channel, ei, ci, true)
+          const channels = wabaId === null ? [] : lookup.byWabaId(wabaId)
           if (channels.length === 0) return
-          if (change.field === "message_template_status_update") {
-            const v = change.value as {
-              event: string
-              message_template_id: string | number
-              message_template_name: string
-              message_template_language: string
-              reason?: string | null | undefined
-            }
-            const status = v.event.toLowerCase()
-            const reason = v.reason === undefined || v.reason === null || v.reason === "NONE" ? null : v.reason
-            templates.push({
-              i: seq++,
-              waba_id: entry.id,
-              // The raw text keeps a numeric id exact even beyond 2^53.
-              meta_template_id: rawTemplateId(raw, ei, ci) ?? String(v.message_template_id),
-              name: v.message_template_name,
-              language: v.message_template_language,
-              status,
-              reason,
-              evt: newEventId()
-            })
-          } else if (change.field === "phone_number_quality_update") {
-            const rating = extractQualityRating(change.value)
+          const reasons: Array<string> = []
+          if (typeof field !== "string") reasons.push(`${where}.field is not a string`)
+          else if (field === "messages" || field === "smb_message_echoes") {
+            reasons.push(`${where}.value.metadata.phone_number_id is not a string`)
+          } else if (field === "message_template_status_update") {
+            const row = templateUpdate(value, raw, wabaId!, ei, ci)
+            if (row === undefined) {
+              reasons.push(`${where}.value lacks the strings of a template status update (event, name, language, id)`)
+            } else templates.push({ ...row, i: seq++, evt: newEventId() })
+          } else if (field === "phone_number_quality_update") {
+            const rating = extractQualityRating(value)
             if (Option.isSome(rating)) {
-              const display = str(at(rawValue, "display_phone_number"))?.replace(/\D/g, "") ?? ""
+              const display = str(at(value, "display_phone_number"))?.replace(/\D/g, "") ?? ""
               const digits = (c: RoutedChannel) => c.display_phone_number?.replace(/\D/g, "") ?? ""
               // Several numbers on one WABA: only the one the update names, when it is known.
               const named = channels.filter((c) => display !== "" && digits(c) === display)
@@ -153,26 +177,27 @@ export const buildPlan = (
               }
             }
           }
+          for (const channel of channels) select(channel, ei, ci, true, reasons)
           return
         }
         const channel = lookup.byPhoneNumberId(pn)
         if (channel === undefined) return
-        if (change.field === "messages") {
-          const v = change.value as typeof change.value & {
-            contacts?: ReadonlyArray<{ wa_id?: string; user_id?: string; profile?: { name?: string; username?: string } }>
-            messages?: ReadonlyArray<WaMessage>
-            statuses?: ReadonlyArray<{ id: string; status: string; errors?: ReadonlyArray<never> }>
-          }
-          const hasMessages = (v.messages?.length ?? 0) > 0
-          const malformed = (v.messages?.some((m) => !wellFormedMessage(m, m.from)) ?? false) ||
-            (v.statuses?.some((s) => !wellFormedStatus(s)) ?? false)
-          select(channel, ei, ci, !hasMessages || (v.statuses?.length ?? 0) > 0 || malformed)
-          v.messages?.forEach((m, mi) => {
-            if (!wellFormedMessage(m, m.from)) return
-            const contact = v.contacts?.find((c) => c.wa_id === m.from || c.user_id === m.from) ??
-              (v.contacts?.length === 1 ? v.contacts[0] : undefined)
-            const peer = m.from
-            const { body, media_id, payload } = waMessageContent(m, at(rawValue, "messages", mi))
+        const v = value as JsonObject
+        if (field === "messages") {
+          const reasons: Array<string> = []
+          const items = listAt(v.messages, `${where}.value.messages`, reasons)
+          const statusItems = listAt(v.statuses, `${where}.value.statuses`, reasons)
+          const contacts = listAt(v.contacts, `${where}.value.contacts`, reasons).filter(isObject)
+          items.forEach((m, mi) => {
+            if (!wellFormedMessage(m, at(m, "from"))) {
+              reasons.push(`${where}.value.messages[${mi}] lacks a string id, from or type`)
+              return
+            }
+            const peer = m.from as string
+            const contact = contacts.find((c) => c.wa_id === peer || c.user_id === peer) ??
+              (contacts.length === 1 ? contacts[0] : undefined)
+            const waId = str(contact?.wa_id) ?? peer
+            const { body, media_id, payload } = waMessageContent(m)
             messages.push({
               i: seq++,
               channel_id: channel.id,
@@ -182,10 +207,10 @@ export const buildPlan = (
               peer,
               chat_id: peer,
               social_id: null,
-              bsuid: contact?.user_id ?? null,
-              phone: /^\d{5,}$/.test(contact?.wa_id ?? peer) ? (contact?.wa_id ?? peer) : null,
-              username: contact?.profile?.username ?? null,
-              profile_name: contact?.profile?.name ?? null,
+              bsuid: str(contact?.user_id),
+              phone: /^\d{5,}$/.test(waId) ? waId : null,
+              username: str(at(contact, "profile", "username")),
+              profile_name: str(at(contact, "profile", "name")),
               type: m.type,
               body,
               payload,
@@ -194,8 +219,11 @@ export const buildPlan = (
               conv_evt: newEventId()
             })
           })
-          for (const s of v.statuses ?? []) {
-            if (!wellFormedStatus(s)) continue
+          statusItems.forEach((s, si) => {
+            if (!wellFormedStatus(s)) {
+              reasons.push(`${where}.value.statuses[${si}] lacks a string id or status`)
+              return
+            }
             statuses.push({
               i: seq++,
               channel_id: channel.id,
@@ -204,24 +232,29 @@ export const buildPlan = (
               envelope: s.status === "failed" ? failedStatusEnvelope(s.errors) : null,
               evt: newEventId()
             })
-          }
-        } else if (change.field === "smb_message_echoes") {
-          const v = change.value as { message_echoes?: ReadonlyArray<WaMessage & { to?: string }> }
-          select(channel, ei, ci, v.message_echoes?.some((m) => !wellFormedMessage(m, m.to)) ?? false)
-          v.message_echoes?.forEach((m, mi) => {
-            if (m.to === undefined || !wellFormedMessage(m, m.to)) return
-            const { body, media_id, payload } = waMessageContent(m, at(rawValue, "message_echoes", mi))
+          })
+          select(channel, ei, ci, items.length === 0 || statusItems.length > 0, reasons)
+        } else if (field === "smb_message_echoes") {
+          const reasons: Array<string> = []
+          listAt(v.message_echoes, `${where}.value.message_echoes`, reasons).forEach((m, mi) => {
+            const to = at(m, "to")
+            if (!wellFormedMessage(m, to)) {
+              reasons.push(`${where}.value.message_echoes[${mi}] lacks a string id, to or type`)
+              return
+            }
+            const peer = to as string
+            const { body, media_id, payload } = waMessageContent(m)
             messages.push({
               i: seq++,
               channel_id: channel.id,
               account_id: channel.developer_account_id,
               kind: "echo",
               mid: m.id,
-              peer: m.to,
-              chat_id: m.to,
+              peer,
+              chat_id: peer,
               social_id: null,
               bsuid: null,
-              phone: /^\d{5,}$/.test(m.to) ? m.to : null,
+              phone: /^\d{5,}$/.test(peer) ? peer : null,
               username: null,
               profile_name: null,
               type: m.type,
@@ -232,20 +265,33 @@ export const buildPlan = (
               conv_evt: newEventId()
             })
           })
+          select(channel, ei, ci, false, reasons)
         } else {
-          select(channel, ei, ci, true)
+          select(channel, ei, ci, true, typeof field === "string" ? [] : [`${where}.field is not a string`])
         }
       })
     })
-  } else {
-    payload.entry.forEach((entry, ei) => {
-      const channel = lookup.bySocialId(entry.id)
+  } else if (object === "instagram" || object === "page") {
+    entryList.forEach((entry, ei) => {
+      const id = str(at(entry, "id"))
+      const channel = id === null ? undefined : lookup.bySocialId(id)
       if (channel === undefined) return
-      let other = (entry.changes?.length ?? 0) > 0
-      entry.messaging?.forEach((event, mi) => {
-        const rawEvent = at(json, "entry", ei, "messaging", mi)
-        const echo = event.message?.is_echo === true
-        const peer = echo ? event.recipient.id : event.sender.id
+      const e = entry as JsonObject
+      const reasons: Array<string> = []
+      const events = listAt(e.messaging, `entry[${ei}].messaging`, reasons)
+      let other = listAt(e.changes, `entry[${ei}].changes`, reasons).length > 0
+      events.forEach((event, mi) => {
+        const where = `entry[${ei}].messaging[${mi}]`
+        const sender = str(at(event, "sender", "id"))
+        const recipient = str(at(event, "recipient", "id"))
+        if (!isObject(event) || sender === null || recipient === null) {
+          reasons.push(`${where} lacks a string sender.id or recipient.id`)
+          return
+        }
+        const message = event.message
+        const echo = at(message, "is_echo") === true
+        const peer = echo ? recipient : sender
+        const timestamp = typeof event.timestamp === "number" || typeof event.timestamp === "string" ? String(event.timestamp) : ""
         const base = {
           channel_id: channel.id,
           account_id: channel.developer_account_id,
@@ -259,12 +305,17 @@ export const buildPlan = (
           profile_name: null,
           media_id: null
         }
-        if (event.message !== undefined && event.message.is_deleted !== true) {
-          const content = socialMessageContent(event, rawEvent)
+        if (message !== undefined && at(message, "is_deleted") !== true) {
+          const mid = str(at(message, "mid"))
+          if (!isObject(message) || mid === null) {
+            reasons.push(`${where}.message lacks a string mid`)
+            return
+          }
+          const content = socialMessageContent(message)
           messages.push({
             ...base,
             i: seq++,
-            mid: event.message.mid,
+            mid,
             type: content.type,
             body: content.body,
             payload: content.payload,
@@ -273,42 +324,53 @@ export const buildPlan = (
           })
         } else if (event.reaction !== undefined) {
           const r = event.reaction
+          const reacted = str(at(r, "mid"))
+          const action = str(at(r, "action"))
+          if (reacted === null || action === null) {
+            reasons.push(`${where}.reaction lacks a string mid or action`)
+            return
+          }
+          const reaction = str(at(r, "reaction"))
+          const emoji = str(at(r, "emoji"))
           messages.push({
             ...base,
             i: seq++,
             // Reactions have no id of their own; this key is stable across Meta's retries.
-            mid: `${r.mid}:${r.action}:${event.sender.id}:${event.timestamp ?? ""}`,
+            mid: `${reacted}:${action}:${sender}:${timestamp}`,
             type: "reaction",
-            body: r.action === "unreact" ? null : (r.emoji ?? r.reaction ?? null),
-            payload: { message_id: r.mid, action: r.action, reaction: r.reaction ?? null, emoji: r.emoji ?? null },
+            body: action === "unreact" ? null : (emoji ?? reaction),
+            payload: { message_id: reacted, action, reaction, emoji },
             evt: newEventId(),
             conv_evt: newEventId()
           })
         } else if (event.postback !== undefined) {
           const p = event.postback
+          const title = str(at(p, "title"))
           messages.push({
             ...base,
             i: seq++,
-            mid: p.mid ?? `postback:${event.sender.id}:${event.timestamp ?? ""}`,
+            mid: str(at(p, "mid")) ?? `postback:${sender}:${timestamp}`,
             type: "postback",
-            body: p.title ?? null,
-            payload: { title: p.title ?? null, payload: p.payload ?? null },
+            body: title,
+            payload: { title, payload: str(at(p, "payload")) },
             evt: newEventId(),
             conv_evt: newEventId()
           })
-        } else if (event.read?.mid !== undefined) {
+        } else if (str(at(event.read, "mid")) !== null) {
           other = true
-          statuses.push({ i: seq++, channel_id: channel.id, mid: event.read.mid, status: "read", envelope: null, evt: newEventId() })
+          statuses.push({ i: seq++, channel_id: channel.id, mid: str(at(event.read, "mid"))!, status: "read", envelope: null, evt: newEventId() })
         } else if (event.delivery !== undefined) {
           other = true
-          for (const mid of event.delivery.mids ?? []) {
+          const mids = at(event.delivery, "mids")
+          for (const mid of Array.isArray(mids) ? mids : []) {
+            if (typeof mid !== "string") continue
             statuses.push({ i: seq++, channel_id: channel.id, mid, status: "delivered", envelope: null, evt: newEventId() })
           }
         } else {
           other = true
         }
       })
-      select(channel, ei, "all", other || (entry.messaging?.length ?? 0) === 0)
+      select(channel, ei, "all", other || events.length === 0, reasons)
     })
   }
 
@@ -318,18 +380,18 @@ export const buildPlan = (
     const totalEntries = entryNode?.kind === "array" ? entryNode.items.length : 0
     let i = 0
     for (const [channelId, selection] of selections) {
-      forwards.push({ i: i++, channel_id: channelId, body: bodyFor(raw, entryNode, totalEntries, selection), other: selection.other })
+      const reasons = selection.reasons
+      forwards.push({
+        i: i++,
+        channel_id: channelId,
+        body: bodyFor(raw, entryNode, totalEntries, selection),
+        other: selection.other,
+        parked: reasons.length === 0
+          ? null
+          : reasons.slice(0, PARKED_REASONS_MAX).join("; ") +
+            (reasons.length > PARKED_REASONS_MAX ? `; and ${reasons.length - PARKED_REASONS_MAX} more` : "")
+      })
     }
   }
   return { routed, messages, statuses, templates, qualities, forwards }
-}
-
-const rawTemplateId = (raw: RawJson, entry: number, change: number): string | undefined => {
-  const entries = rawMember(raw, "entry")
-  const e = entries?.kind === "array" ? entries.items[entry] : undefined
-  const changes = rawMember(e, "changes")
-  const c = changes?.kind === "array" ? changes.items[change] : undefined
-  const id = rawMember(rawMember(c, "value"), "message_template_id")
-  if (id === undefined || id.kind !== "scalar") return undefined
-  return id.text.startsWith("\"") ? (JSON.parse(id.text) as string) : id.text
 }

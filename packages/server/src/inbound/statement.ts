@@ -8,6 +8,10 @@ const planLimits = `(values ${
   PlanNames.map((p) => `('${p}', ${PLAN_LIMITS[p].inbound_messages_per_month}::bigint)`).join(", ")
 })`
 
+/** How a parked body's row (a channel without raw forward) begins its last_error; the reasons follow. */
+export const PARKED_PREFIX = "not forwarded (the channel has no raw-forward webhook): parked, not the shape Meta documents: "
+const PARKED_PREFIX_SQL = `'${PARKED_PREFIX.replaceAll("'", "''")}'`
+
 const active = (alias: string) =>
   `exists (select 1 from platform_channels c where c.id = ${alias}.channel_id and c.is_active and c.inbound_enabled)`
 
@@ -289,14 +293,21 @@ ev as (
   }
 
   if (F) {
+    // A parked body (parts not the shape Meta documents) is recorded for a channel without
+    // raw forward too: a failed row, never sent, whose last_error says why (the account sees it
+    // in the deliveries log); a channel with raw forward gets it forwarded as it came.
     ctes.push(`
 f_ins as (
-  insert into platform_deliveries (developer_account_id, platform_channel_id, status, next_retry_at, body, trace_parent)
-  select c.developer_account_id, c.id, case when :inline::boolean then 'delivering' else 'pending' end,
-    case when :inline::boolean then :now::timestamptz + interval '2 minutes' else :now::timestamptz end, x.body,
+  insert into platform_deliveries (developer_account_id, platform_channel_id, status, next_retry_at, body, last_error, trace_parent)
+  select c.developer_account_id, c.id,
+    case when c.webhook_url is null then 'failed' when :inline::boolean then 'delivering' else 'pending' end,
+    case when :inline::boolean and c.webhook_url is not null then :now::timestamptz + interval '2 minutes' else :now::timestamptz end,
+    x.body,
+    case when c.webhook_url is null then ${PARKED_PREFIX_SQL} || x.parked end,
     :traces::jsonb ->> x.p
-  from jsonb_to_recordset(:forwards::jsonb) as x(i int, p int, channel_id bigint, body text, other boolean)
-  join platform_channels c on c.id = x.channel_id and c.is_active and c.inbound_enabled and c.webhook_url is not null
+  from jsonb_to_recordset(:forwards::jsonb) as x(i int, p int, channel_id bigint, body text, other boolean, parked text)
+  join platform_channels c on c.id = x.channel_id and c.is_active and c.inbound_enabled
+    and (c.webhook_url is not null or x.parked is not null)
   where ${M ? "(x.other or exists (select 1 from m_posted d where d.p = x.p and d.channel_id = x.channel_id))" : "x.other"}
     ${M && exact ? "and not exists (select 1 from m_refused r where r.channel_id = x.channel_id)" : ""}
   order by x.i
@@ -312,7 +323,7 @@ select
   ${M && exact ? "exists (select 1 from m_refused)" : "false"} as refused,
   ${S ? "(select coalesce(jsonb_agg(mid), '[]'::jsonb) from s_unknown)" : "'[]'::jsonb"} as unknown_statuses,
   ${S ? "(select count(*) from s_park)::int" : "0"} as parked,
-  ${F ? "(select coalesce(jsonb_agg(to_jsonb(f)), '[]'::jsonb) from f_ins f)" : "'[]'::jsonb"} as deliveries,
+  ${F ? "(select coalesce(jsonb_agg(to_jsonb(f)), '[]'::jsonb) from f_ins f where f.webhook_url is not null)" : "'[]'::jsonb"} as deliveries,
   ${events.length > 0 ? "(select count(*) from ev where fanned_out_at is null)::int" : "0"} as events,
   ${events.length > 0 ? "(select json_object_agg(event_type, n) from (select event_type, count(*)::int as n from ev group by event_type) t)" : "null::json"} as event_types,
   ${!M ? "'[]'::jsonb" : exact ? `(select coalesce(jsonb_agg(jsonb_build_object('account_id', d.account_id, 'n', d.n, 'max', d.max, 'used', q.used)), '[]'::jsonb)

@@ -51,24 +51,20 @@ export const STATUS_EVENTS: Readonly<Record<string, "message.delivered" | "messa
  */
 export const PARKED_STATUS_TTL_MINUTES = 10
 
-interface MetaError {
-  readonly code?: number | undefined
-  readonly title?: string | undefined
-  readonly message?: string | undefined
-  readonly error_data?: { readonly details?: string | undefined } | undefined
-}
-
 /**
  * The upstream error envelope of `message.failed` (same shape as the send 502
  * body, SPEC §7) from the first error of a failed status callback; `error` is
  * the same classification of the code (`undeliverable`, `reengagement_required`,
  * ...), so a client handles a refused send and a failed delivery alike.
  */
-export const failedStatusEnvelope = (errors: ReadonlyArray<MetaError> | undefined): UpstreamErrorEnvelope => {
-  const e = errors?.[0]
-  const title = e?.title ?? null
-  const message = e?.error_data?.details ?? e?.message ?? title ?? "The upstream reported the message as failed"
-  const code = typeof e?.code === "number" && Number.isInteger(e.code) ? e.code : null
+export const failedStatusEnvelope = (errors: unknown): UpstreamErrorEnvelope => {
+  // As the callback came: anything but the documented strings and integer is left out.
+  const e = Array.isArray(errors) && typeof errors[0] === "object" && errors[0] !== null ? errors[0] as Record<string, unknown> : {}
+  const text = (u: unknown) => (typeof u === "string" ? u : null)
+  const details = typeof e.error_data === "object" && e.error_data !== null ? (e.error_data as Record<string, unknown>).details : undefined
+  const title = text(e.title)
+  const message = text(details) ?? text(e.message) ?? title ?? "The upstream reported the message as failed"
+  const code = typeof e.code === "number" && Number.isInteger(e.code) ? e.code : null
   return {
     error: classifyMetaCode(code, null),
     meta_code: code,

@@ -12,6 +12,11 @@ describe("jsonbRows", () => {
     const text = jsonbRows([{ body: "a\u0000b", payload: { nested: ["\u0000"] }, path: "C:\\u0000" }])
     expect(JSON.parse(text)).toEqual([{ body: "a\uFFFDb", payload: { nested: ["\uFFFD"] }, path: "C:\\u0000" }])
   })
+
+  it("turns lone surrogates into U+FFFD, in values and keys, and keeps surrogate pairs and the text \\ud800", () => {
+    const text = jsonbRows([{ body: "a\ud800b\udc00", payload: { "k\ud83d": ["\udfff"], "x\u0000": 1, ok: "😀" }, path: "C:\\ud800" }])
+    expect(JSON.parse(text)).toEqual([{ body: "a\uFFFDb\uFFFD", payload: { "k\uFFFD": ["\uFFFD"], "x\uFFFD": 1, ok: "😀" }, path: "C:\\ud800" }])
+  })
 })
 
 describe("newEventId", () => {

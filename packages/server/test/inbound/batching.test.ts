@@ -41,7 +41,7 @@ const status = (i: number, mid: string, value: string): StatusRow => ({
   envelope: null,
   evt: `evt_${mid}_${value}`
 })
-const forward = (i: number, body: string): ForwardRow => ({ i, channel_id: 1, body, other: false })
+const forward = (i: number, body: string): ForwardRow => ({ i, channel_id: 1, body, other: false, parked: null })
 const plan = (parts: Partial<InboundPlan>): InboundPlan => ({
   routed: true,
   messages: [],

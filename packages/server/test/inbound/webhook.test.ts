@@ -19,6 +19,7 @@ import {
 import { baseUrl } from "../support/server.js"
 import { ParkedStatuses } from "../../src/inbound/parked.js"
 import { channelChanged } from "../../src/inbound/channel-directory.js"
+import { PARKED_PREFIX } from "../../src/inbound/statement.js"
 import { ENVELOPE_KEYS, formOf, MESSAGE_DATA_KEYS } from "../support/envelope-form.js"
 import { createChannel, postInbound, TestInbound } from "./support.js"
 
@@ -468,5 +469,126 @@ layer(TestInbound(), { excludeTestServices: true })("/webhook/incoming", (it) =>
       expect(forwarded.map((f) => JSON.parse(f.body))).toEqual([payload])
       const events = yield* eventsOf(ch.accountId)
       expect(events.map((e) => e.event_type).sort()).toEqual(["conversation.created", "message.delivered", "message.received"])
+    }))
+})
+
+/** Issue 39: a validly signed body Postgres could not store, or not of Meta's shape, was a 500 that Meta retried for days. */
+layer(TestInbound(), { excludeTestServices: true })("/webhook/incoming with bodies Meta does not document", (it) => {
+  const forwardsOf = (channelId: number) =>
+    rows<{ status: string; body: string; last_error: string | null; attempts: number }>((sql) => sql`
+      select status, body, last_error, attempts from platform_deliveries where platform_channel_id = ${channelId} order by id`)
+
+  it.effect("a text whose body holds a lone surrogate is stored and announced with U+FFFD; the raw forward keeps the escape as sent", () =>
+    Effect.gen(function*() {
+      const ch = yield* createChannel({ webhookUrl: "https://hooks.example.com/raw" })
+      const peer = "5511977774444"
+      const payload = inboundText(ch.line, peer, "a\ud800b \udc00 😀")
+      const answer = yield* postInbound(payload)
+      expect(answer.sent).toContain("\\ud800")
+      expect(answer).toMatchObject({ status: 200, body: { status: "platform", forwarded: true } })
+      expect((yield* postInbound(payload)).status).toBe(200)
+      const stored = yield* rows<{ text: string; payload: any }>((sql) => sql`
+        select text, payload from messages where platform_channel_id = ${ch.channelId}`)
+      expect(stored).toEqual([{ text: "a\uFFFDb \uFFFD 😀", payload: { body: "a\uFFFDb \uFFFD 😀" } }])
+      const events = yield* eventsOf(ch.accountId)
+      expect(events.filter((e) => e.event_type === "message.received").map((e) => e.envelope.data.text)).toEqual(["a\uFFFDb \uFFFD 😀"])
+      const [forward] = yield* forwardsOf(ch.channelId)
+      expect(forward!.body).toContain("a\\ud800b \\udc00 😀")
+      expect(forward!.last_error ?? "").not.toContain(PARKED_PREFIX)
+    }))
+
+  it.effect("U+0000 and a lone surrogate in a payload's keys are stored as U+FFFD", () =>
+    Effect.gen(function*() {
+      const ch = yield* createChannel()
+      const message = { ...textMessage("5511977773333", "keys"), text: { body: "keys", "a\u0000": 1, "b\ud800": 2 } }
+      const answer = yield* postInbound(waEnvelope([{ id: ch.line.waba_id, changes: [messagesChange(ch.line, { messages: [message] })] }]))
+      expect(answer.status).toBe(200)
+      const [stored] = yield* rows<{ payload: any }>((sql) => sql`select payload from messages where platform_channel_id = ${ch.channelId}`)
+      expect(stored!.payload).toEqual({ body: "keys", "a\uFFFD": 1, "b\uFFFD": 2 })
+    }))
+
+  const value = (line: { phone_number_id: string }, v: Record<string, unknown>) => ({
+    field: "messages",
+    value: { messaging_product: "whatsapp", metadata: { phone_number_id: line.phone_number_id }, ...v }
+  })
+
+  it.effect.each([
+    {
+      name: "value.messages as an object",
+      change: (line: { phone_number_id: string }) => value(line, { messages: { from: "1555", id: "wamid.obj", type: "text" } }),
+      reason: "entry[0].changes[0].value.messages is not an array"
+    },
+    {
+      name: "value.statuses as a string",
+      change: (line: { phone_number_id: string }) => value(line, { statuses: "delivered" }),
+      reason: "entry[0].changes[0].value.statuses is not an array"
+    },
+    {
+      name: "value.contacts as a number",
+      change: (line: { phone_number_id: string }) => value(line, { contacts: 7, messages: [textMessage("5511977772222", "kept")] }),
+      reason: "entry[0].changes[0].value.contacts is not an array"
+    },
+    {
+      name: "a message whose id and from are numbers",
+      change: (line: { phone_number_id: string }) => value(line, { messages: [{ from: 5511977771111, id: 42, timestamp: 1, type: "text", text: { body: "x" } }] }),
+      reason: "entry[0].changes[0].value.messages[0] lacks a string id, from or type"
+    },
+    {
+      name: "a status whose id is an object",
+      change: (line: { phone_number_id: string }) => value(line, { statuses: [{ id: { a: 1 }, status: "read" }] }),
+      reason: "entry[0].changes[0].value.statuses[0] lacks a string id or status"
+    }
+  ])("$name is 200, parked: a failed delivery-log row naming the reason, forwarded as it came where raw forward is on", ({ change, reason }) =>
+    Effect.gen(function*() {
+      const plain = yield* createChannel()
+      const forwarding = yield* createChannel({ webhookUrl: "https://hooks.example.com/raw" })
+      for (const ch of [plain, forwarding]) {
+        const payload = waEnvelope([{ id: ch.line.waba_id, changes: [change(ch.line)] }])
+        const answer = yield* postInbound(payload)
+        expect(answer.status, JSON.stringify(answer.body)).toBe(200)
+        expect(answer.body).toMatchObject({ status: "platform" })
+        const forwards = yield* forwardsOf(ch.channelId)
+        expect(forwards).toHaveLength(1)
+        expect(JSON.parse(forwards[0]!.body)).toEqual(payload)
+        if (ch === plain) {
+          expect(forwards[0]).toMatchObject({ status: "failed", attempts: 0, last_error: `${PARKED_PREFIX}${reason}` })
+        } else {
+          expect(forwards[0]!.status).not.toBe("failed")
+        }
+      }
+      // The well-formed message beside a wrong part is stored all the same.
+      const kept = yield* rows<{ text: string }>((sql) => sql`select text from messages where platform_channel_id = ${plain.channelId}`)
+      expect(kept.map((m) => m.text)).toEqual(reason.includes("contacts") ? ["kept"] : [])
+    }))
+
+  it.effect("account-level and social parts of the wrong shape are parked for the channel the ids name", () =>
+    Effect.gen(function*() {
+      const chat = yield* createChannel()
+      const social = yield* createChannel({ type: "social" })
+      const cases = [
+        [chat, { object: "whatsapp_business_account", entry: [{ id: chat.line.waba_id, changes: [{ field: "message_template_status_update", value: {} }] }] },
+          "entry[0].changes[0].value lacks the strings of a template status update (event, name, language, id)"],
+        [chat, { object: "whatsapp_business_account", entry: [{ id: chat.line.waba_id, changes: { field: "messages" } }] },
+          "entry[0].changes is not an array"],
+        [social, { object: "instagram", entry: [{ id: social.socialId, messaging: [{ message: { mid: "m1", text: "x" } }] }] },
+          "entry[0].messaging[0] lacks a string sender.id or recipient.id"],
+        [social, { object: "instagram", entry: [{ id: social.socialId, messaging: [{ sender: { id: "1" }, recipient: { id: social.socialId }, reaction: { emoji: 1 } }] }] },
+          "entry[0].messaging[0].reaction lacks a string mid or action"]
+      ] as const
+      for (const [ch, payload, reason] of cases) {
+        const answer = yield* postInbound(payload)
+        expect(answer.status, JSON.stringify(answer.body)).toBe(200)
+        const forwards = yield* forwardsOf(ch.channelId)
+        expect(forwards.at(-1)).toMatchObject({ status: "failed", last_error: `${PARKED_PREFIX}${reason}` })
+      }
+    }))
+
+  it.effect("a body nested deeper than 256 levels is 200 ignored (it could never be stored); one that is not JSON stays 400", () =>
+    Effect.gen(function*() {
+      const ch = yield* createChannel()
+      const deep = "[".repeat(300) + "]".repeat(300)
+      const body = JSON.stringify(inboundText(ch.line, "5511977770000", "deep")).replace("\"deep\"", deep)
+      expect(yield* postInbound(null, { body })).toMatchObject({ status: 200, body: { status: "ignored" } })
+      expect((yield* postInbound(null, { body: "{" })).status).toBe(400)
     }))
 })
