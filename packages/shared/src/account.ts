@@ -2,7 +2,7 @@ import { HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
 import { Channel } from "./channel.js"
 import { Id, Label, NonBlankString, Timestamp, optional, requestBody } from "./common.js"
-import { Plan } from "./limits.js"
+import { AUTHORIZATION_CODE_MAX, Plan, TARGET_URL_MAX, UPSTREAM_ID_MAX } from "./limits.js"
 
 /** Roles of a team member: owner (everything), admin (everything but plan changes and owners), developer. */
 export const Role = Schema.Literal("owner", "admin", "developer").annotations({ identifier: "Role" })
@@ -143,12 +143,28 @@ export const DashboardChannel = Schema.Struct({
 }).annotations({ identifier: "DashboardChannel" })
 export type DashboardChannel = typeof DashboardChannel.Type
 
+/**
+ * An id the upstream hands out (phone number, WhatsApp Business Account, Instagram account):
+ * Meta's are digits; letters, `_` and `-` are taken too (the sandbox's test ids have them). It
+ * becomes a Graph API path segment, so nothing else is: a `/` or `?` would change the call, and a
+ * huge one failed only at the upstream, after the signup code was spent (a 502 where a 422 belongs).
+ */
+const UpstreamId = NonBlankString.pipe(
+  Schema.maxLength(UPSTREAM_ID_MAX, { message: () => `must be at most ${UPSTREAM_ID_MAX} characters` }),
+  Schema.pattern(/^[A-Za-z0-9_-]+$/, { message: () => "must be an upstream id: letters, digits, _ and - only" })
+)
+
+/** An OAuth or embedded-signup code: opaque, and never this long (Meta's are a few hundred characters). */
+const AuthorizationCode = NonBlankString.pipe(
+  Schema.maxLength(AUTHORIZATION_CODE_MAX, { message: () => `must be at most ${AUTHORIZATION_CODE_MAX} characters` })
+)
+
 /** POST /platform/dashboard/channels/connect/chat: embedded-signup result. */
 export const ConnectChat = requestBody(
   Schema.Struct({
-    code: NonBlankString,
-    phone_number_id: NonBlankString,
-    waba_id: NonBlankString,
+    code: AuthorizationCode,
+    phone_number_id: UpstreamId,
+    waba_id: UpstreamId,
     /** The number's two-step verification PIN for registration; a random one is set when omitted. */
     pin: optional(Schema.String.pipe(Schema.pattern(/^\d{6}$/, { message: () => "must be 6 digits" })))
   }),
@@ -159,10 +175,10 @@ export type ConnectChat = typeof ConnectChat.Type
 /** POST /platform/dashboard/channels/connect/social: OAuth code and the dialog's redirect_uri. */
 export const ConnectSocial = requestBody(
   Schema.Struct({
-    code: NonBlankString,
-    redirect_uri: NonBlankString,
+    code: AuthorizationCode,
+    redirect_uri: NonBlankString.pipe(Schema.maxLength(TARGET_URL_MAX, { message: () => `must be at most ${TARGET_URL_MAX} characters` })),
     /** Which Instagram account to connect when the login granted several; the first one Meta lists otherwise. */
-    social_id: optional(NonBlankString)
+    social_id: optional(UpstreamId)
   }),
   "ConnectSocial"
 )

@@ -136,6 +136,10 @@ export const CUSTOM_HEADERS_MAX_BYTES = 8192
 export const BROADCAST_RECIPIENTS_PER_CALL = 1000
 export const SCHEDULE_CLOCK_SKEW_SECONDS = 60
 
+/** Channel connect (ours: SPEC is silent): upstream ids and signup codes are bounded before any upstream call. */
+export const UPSTREAM_ID_MAX = 64
+export const AUTHORIZATION_CODE_MAX = 2048
+
 /** Channel operations (SPEC §4.8, DESIGN §5). */
 export const PROFILE_ABOUT_MAX = 139
 export const PROFILE_ADDRESS_MAX = 256

@@ -104,6 +104,25 @@ layer(SandboxTestServer(), { timeout: 60_000 })("channel connect over the Upstre
       expect(yield* callCount).toBe(before)
     }))
 
+  // A 100,000-character phone_number_id answered 502 after the code was already exchanged upstream.
+  it.effect.each([
+    { field: "phone_number_id", body: { phone_number_id: "1".repeat(100_000) }, social: false, msg: "must be at most 64 characters" },
+    { field: "phone_number_id", body: { phone_number_id: "106540352242922/../me" }, social: false, msg: "must be an upstream id: letters, digits, _ and - only" },
+    { field: "waba_id", body: { waba_id: "1025 5" }, social: false, msg: "must be an upstream id: letters, digits, _ and - only" },
+    { field: "code", body: { code: "c".repeat(2049) }, social: false, msg: "must be at most 2048 characters" },
+    { field: "code", body: { code: "c".repeat(100_000) }, social: true, msg: "must be at most 2048 characters" },
+    { field: "redirect_uri", body: { redirect_uri: `https://app.example/${"r".repeat(2100)}` }, social: true, msg: "must be at most 2083 characters" },
+    { field: "social_id", body: { social_id: "17841400000000001?fields=access_token" }, social: true, msg: "must be an upstream id: letters, digits, _ and - only" }
+  ])("a $field the upstream could never take is 422 at the field before any upstream call ($msg)", ({ body, field, msg, social }) =>
+    Effect.gen(function*() {
+      const dev = yield* signup("oversized")
+      const before = yield* callCount
+      const reply = yield* (social ? connectSocial(dev, body) : connectChat(dev, body))
+      expect(reply.status, reply.text.slice(0, 300)).toBe(422)
+      expect(reply.body.detail).toMatchObject([{ loc: ["body", field], msg }])
+      expect(yield* callCount).toBe(before)
+    }))
+
   it.effect("an expired token during connect is a coded 502 naming the step and Meta's code, with no token anywhere, and nothing stored", () =>
     Effect.gen(function*() {
       const dev = yield* signup("expired")
