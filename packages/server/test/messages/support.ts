@@ -17,7 +17,8 @@ export { request, signup } from "../auth/support.js"
  * so the configuration is built from the running server. Domain services and
  * SandboxState stay in the context so tests can inspect the upstream call log.
  */
-const ConfigFromServer = (overrides: Record<string, string>) =>
+/** AppConfig for a test server: its PUBLIC_URL and sandbox Graph URL are the listener's own address. */
+export const ConfigFromServer = (overrides: Record<string, string>) =>
   Layer.unwrapEffect(
     Effect.map(HttpServer.HttpServer, (server) => {
       const address = server.address as HttpServer.TcpAddress

@@ -1,30 +1,14 @@
-import { HttpApiBuilder, HttpServer } from "@effect/platform"
+import { HttpApiBuilder } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Logger, LogLevel } from "effect"
-import { AppConfig } from "../../src/config.js"
 import { DeliveryWorkersLive } from "../../src/delivery/delivery-workers.js"
 import { HttpAppLive } from "../../src/server.js"
-import { SANDBOX_GRAPH_PREFIX } from "../../src/upstream/sandbox/router.js"
 import { connectChat, createKey, type Dev, request, signup } from "../auth/support.js"
 import { TestDatabase } from "../support/database.js"
 import { TestListener } from "../support/server.js"
+import { ConfigFromServer } from "../messages/support.js"
 
 export { request } from "../auth/support.js"
-
-const ConfigFromServer = (overrides: Record<string, string>) =>
-  Layer.unwrapEffect(
-    Effect.map(HttpServer.HttpServer, (server) => {
-      const address = server.address as HttpServer.TcpAddress
-      const base = `http://127.0.0.1:${address.port}`
-      return AppConfig.layerWith({
-        LOG_LEVEL: "warning",
-        PUBLIC_URL: base,
-        META_GRAPH_URL: `${base}${SANDBOX_GRAPH_PREFIX}`,
-        SANDBOX_CALLBACK_DELAY_MS: "5",
-        ...overrides
-      })
-    })
-  )
 
 /**
  * The HTTP surface and the delivery workers over a fresh database, with the sandbox
