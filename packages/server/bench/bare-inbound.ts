@@ -9,6 +9,8 @@ import pg from "pg"
 
 const [port, databaseUrl, secret] = process.argv.slice(2) as [string, string, string]
 const pool = new pg.Pool({ connectionString: databaseUrl, max: 20 })
+// An idle connection that fails is dropped by the pool; without a listener its 'error' would end the process.
+pool.on("error", () => {})
 
 await pool.query(`create table if not exists bare_inbound (id bigint generated always as identity primary key,
   meta_message_id text unique, body jsonb not null, created_at timestamptz not null default now())`)

@@ -55,6 +55,8 @@ const CONVERSATIONS = 1000
 
 const admin = async (sql: string) => {
   const client = new pg.Client({ connectionString: databaseUrl })
+  // A lost connection rejects the statement; without a listener its 'error' event would end the process too.
+  client.on("error", () => {})
   await client.connect()
   try {
     await client.query(sql)

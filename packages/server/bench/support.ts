@@ -13,6 +13,8 @@ export const SERVER_NODE_FLAGS = ["--max-semi-space-size=32"]
 /** Runs one statement on its own connection (scratch databases, fixtures). */
 export const query = async (url: string, text: string, values: Array<unknown> = []) => {
   const client = new pg.Client({ connectionString: url })
+  // A lost connection rejects the statement; without a listener its 'error' event would end the process too.
+  client.on("error", () => {})
   await client.connect()
   try {
     return await client.query(text, values)

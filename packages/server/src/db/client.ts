@@ -2,6 +2,7 @@ import { Migrator, SqlClient, SqlError } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { Context, Duration, Effect, Layer, Option, Redacted, type Scope } from "effect"
 import { AppConfig } from "../config.js"
+import { isLostConnection } from "./connection-fault.js"
 import { lockDataDir } from "./data-dir-lock.js"
 import { migrations } from "./migrations/index.js"
 import { makePgNotifications, PgNotifications } from "./notifications.js"
@@ -60,6 +61,14 @@ const failedWith = (err: Error) => Effect.fail(new SqlError.SqlError({ cause: er
  * Runs a query on the shared pool, as a named prepared statement when the
  * server supports them (else unnamed). Errors are `SqlError`s like PgClient's,
  * with the driver's error (and its SQLSTATE `code`) as the cause.
+ *
+ * pg-pool takes its own 'error' listener off a client it hands out, and a pg
+ * client emits 'error' when its socket fails (a PostgreSQL restart, a reset
+ * connection): with no listener that event is thrown and ends the process. So
+ * the checkout has a listener until the client is released, and a connection
+ * lost mid-statement fails that statement only. The client is released once
+ * (with the error, so the pool drops it) and the effect resumed once, whichever
+ * of the 'error' event and the query's callback comes first.
  */
 export const poolQuery = <A extends object>(
   db: PgPool["Type"],
@@ -68,17 +77,36 @@ export const poolQuery = <A extends object>(
   values: ReadonlyArray<unknown>
 ): Effect.Effect<ReadonlyArray<A>, SqlError.SqlError> =>
   Effect.async<ReadonlyArray<A>, SqlError.SqlError>((resume) => {
+    let resumed = false
+    const settle = (effect: Effect.Effect<ReadonlyArray<A>, SqlError.SqlError>) => {
+      if (resumed) return
+      resumed = true
+      resume(effect)
+    }
     const run = (retried: boolean) =>
       db.pool.connect((connectError, client, release) => {
-        if (connectError || client === undefined) return resume(failedWith(connectError ?? new Error("no connection")))
+        if (connectError || client === undefined) return settle(failedWith(connectError ?? new Error("no connection")))
+        let released = false
+        const giveBack = (err?: Error) => {
+          if (released) return false
+          released = true
+          client.off("error", onError)
+          release(err)
+          return true
+        }
+        const onError = (err: Error) => {
+          if (giveBack(err)) settle(failedWith(err))
+        }
+        client.on("error", onError)
         client.query(queryConfig(db, name, text, values), (err: Error | undefined, result: pg.QueryResult | undefined) => {
           if (err && isStalePlan(err)) {
             // Its prepared statements went with it: the next connection prepares them afresh.
-            release(err)
-            return retried ? resume(failedWith(err)) : run(true)
+            if (!giveBack(err)) return
+            return retried ? settle(failedWith(err)) : run(true)
           }
-          release()
-          resume(err ? failedWith(err) : Effect.succeed((result?.rows ?? []) as Array<A>))
+          // A statement error leaves the connection usable; a lost connection is dropped.
+          if (!giveBack(err && isLostConnection(err) ? err : undefined)) return
+          settle(err ? failedWith(err) : Effect.succeed((result?.rows ?? []) as Array<A>))
         })
       })
     run(false)
@@ -122,9 +150,11 @@ export const dedicatedSession = (db: PgPool["Type"]) => {
     Effect.async<ReadonlyArray<A>, SqlError.SqlError>((resume) => {
       withClient((c) => {
         c.query(queryConfig(db, name, text, values), (err: Error | undefined, result: pg.QueryResult | undefined) => {
-          // A statement error (SQLSTATE) leaves the session usable; anything else ends it,
-          // and so does a prepared statement a migration made stale (see poolQuery).
-          if (err && ((err as { code?: unknown }).code === undefined || isStalePlan(err))) drop(err)
+          // A statement error (SQLSTATE) leaves the session usable; anything else ends it (unless
+          // its 'error' listener dropped it already), and so do a SQLSTATE of a lost connection
+          // and a prepared statement a migration made stale (see poolQuery).
+          const code = (err as { code?: unknown } | undefined)?.code
+          if (err && client === c && (code === undefined || isLostConnection(err) || isStalePlan(err))) drop(err)
           resume(err ? failedWith(err) : Effect.succeed((result?.rows ?? []) as Array<A>))
         })
       }, (err) => resume(failedWith(err)))

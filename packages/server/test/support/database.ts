@@ -7,6 +7,8 @@ import { migrations } from "../../src/db/migrations/index.js"
 
 const adminQuery = async (connection: Connection, text: string) => {
   const client = new pg.Client({ ...connection, user: connection.username, database: connection.database })
+  // A lost connection rejects the statement; without a listener its 'error' event would end the test worker too.
+  client.on("error", () => {})
   await client.connect()
   try {
     await client.query(text)

@@ -9,11 +9,15 @@ import { EMBEDDED_CONNECTIONS, embeddedConnection, migrate, parseDatabaseUrl, pg
  * an outage without touching the database server (other tests share it): `cut`
  * destroys every live connection at once (the server sees "Connection terminated
  * unexpectedly" or ECONNRESET mid-statement, as in a PostgreSQL restart) and resets
- * new ones until `restore`.
+ * new ones until `restore`; `hold` accepts new connections and answers nothing (a
+ * black-holed network) until `restore` pipes them through; `stall` freezes the live
+ * connections too (a statement sent waits for its answer) until they are cut or restored.
  */
 export class OutageProxy {
-  private isCut = false
+  private mode: "open" | "cut" | "hold" = "open"
+  private stalled = false
   private readonly live = new Set<readonly [Socket, Socket]>()
+  private readonly held = new Set<Socket>()
 
   private constructor(private readonly server: Server, private readonly target: Connection) {}
 
@@ -38,7 +42,17 @@ export class OutageProxy {
 
   private accept(client: Socket) {
     client.on("error", () => {})
-    if (this.isCut) return void client.destroy()
+    if (this.mode === "cut") return void client.destroy()
+    if (this.mode === "hold") {
+      client.pause()
+      this.held.add(client)
+      client.once("close", () => this.held.delete(client))
+      return
+    }
+    this.pipe(client)
+  }
+
+  private pipe(client: Socket) {
     const upstream = createConnection({ host: this.target.host, port: this.target.port })
     upstream.on("error", () => {})
     const pair = [client, upstream] as const
@@ -52,21 +66,51 @@ export class OutageProxy {
     upstream.once("close", close)
     client.pipe(upstream)
     upstream.pipe(client)
+    client.resume()
   }
 
-  /** Destroys every live connection; new ones are reset until `restore`. */
+  /** Destroys every live and held connection; new ones are reset until `restore`. */
   cut(): void {
-    this.isCut = true
+    this.mode = "cut"
+    this.stalled = false
     for (const [client, upstream] of this.live) {
       client.destroy()
       upstream.destroy()
     }
     this.live.clear()
+    for (const client of this.held) client.destroy()
+    this.held.clear()
   }
 
-  /** Connections pass again. */
+  /** New connections are accepted and left unanswered until `restore`. */
+  hold(): void {
+    this.mode = "hold"
+  }
+
+  /** The live connections stop passing data either way, and new ones are held as by `hold`. */
+  stall(): void {
+    this.mode = "hold"
+    this.stalled = true
+    for (const [client, upstream] of this.live) {
+      client.unpipe(upstream)
+      upstream.unpipe(client)
+      client.pause()
+      upstream.pause()
+    }
+  }
+
+  /** Connections pass again; held ones are piped through now. */
   restore(): void {
-    this.isCut = false
+    this.mode = "open"
+    if (this.stalled) {
+      for (const [client, upstream] of this.live) {
+        client.pipe(upstream)
+        upstream.pipe(client)
+      }
+      this.stalled = false
+    }
+    for (const client of this.held) this.pipe(client)
+    this.held.clear()
   }
 }
 
