@@ -11,9 +11,11 @@ import {
   Scopes,
   ValidationFailed
 } from "@platform/shared"
-import { Effect, Schedule } from "effect"
+import { Cause, Effect, Schedule } from "effect"
 import { displayPrefix, generateApiKey, hashApiKey, hashApiKeyHex, looksLikeApiKey } from "../crypto/api-key-format.js"
 import { crossProcessInvalidation } from "../db/cache-invalidation.js"
+import { hasConnectionFault } from "../db/connection-fault.js"
+import { outageWatch } from "../db/outage.js"
 
 interface KeyRow {
   readonly id: number
@@ -210,17 +212,26 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("@platform/server/ApiKeys
       pendingTouches.set(id, Date.now())
     }
 
+    // While the database is unreachable the uses of cached keys are kept for the next
+    // flush, and the outage is logged once, not at every flush.
+    const outage = outageWatch("API key use flush")
     const flush = Effect.suspend(() => {
       if (pendingTouches.size === 0) return Effect.void
       const ids = [...pendingTouches.keys()]
-      const times = ids.map((id) => new Date(pendingTouches.get(id)!).toISOString())
+      const times = ids.map((id) => pendingTouches.get(id)!)
       pendingTouches.clear()
       return sql`
         update api_keys k set last_used_at = greatest(coalesce(k.last_used_at, t.at), t.at)
-        from unnest(${ids}::bigint[], ${times}::timestamptz[]) as t(id, at)
+        from unnest(${ids}::bigint[], ${times.map((t) => new Date(t).toISOString())}::timestamptz[]) as t(id, at)
         where k.id = t.id`.pipe(
-        Effect.asVoid,
-        Effect.catchAll((e) => Effect.logWarning("could not record API key use", String(e)))
+        Effect.zipRight(outage.reached),
+        Effect.catchAllCause((cause) =>
+          hasConnectionFault(cause)
+            ? Effect.sync(() => {
+              for (const [n, id] of ids.entries()) pendingTouches.set(id, Math.max(times[n]!, pendingTouches.get(id) ?? 0))
+            }).pipe(Effect.zipRight(outage.failed(cause)))
+            : Effect.logWarning("could not record API key use", String(Cause.squash(cause)))
+        )
       )
     })
 

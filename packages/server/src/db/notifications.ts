@@ -1,12 +1,20 @@
+import { SqlError } from "@effect/sql"
 import { randomBytes } from "node:crypto"
 import { Context, Deferred, Duration, Effect, Queue, Schedule, type Scope, Stream } from "effect"
 import pg from "pg"
+import { outageWatch } from "./outage.js"
 
 /** What a subscriber receives after the connection was lost and regained: anything may have changed meanwhile. */
 export const RESYNC = "*"
 
-/** Reconnects: at once, then after 0.1 s, doubling up to 5 s between attempts, for as long as it takes. */
-const RECONNECT = Schedule.exponential(Duration.millis(100)).pipe(Schedule.union(Schedule.spaced(Duration.seconds(5))))
+/**
+ * Reconnects: at once, then after 0.1 s, doubling up to 5 s between attempts, each
+ * wait ±20% (so that many processes do not reconnect in step), for as long as it takes.
+ */
+export const RECONNECT = Schedule.exponential(Duration.millis(100)).pipe(
+  Schedule.union(Schedule.spaced(Duration.seconds(5))),
+  Schedule.jittered
+)
 
 /** How long a subscription waits for a connection that is still being (re)opened before it goes on. */
 const READY_WAIT = Duration.seconds(10)
@@ -29,8 +37,8 @@ export interface PgNotificationsShape {
  * a dropped connection its streams stay open and silent for good (wake-ups then
  * wait for the sweeps, route caches for their TTL), and its LISTENs overlap on one
  * client, which pg 8.23 warns about on every start. Here the commands run one
- * after another, a lost connection is opened again and every channel listened to
- * again, and subscribers are told (`RESYNC`). Embedded PGlite is one process, so
+ * after another, a lost connection is opened again (on RECONNECT, the outage logged
+ * once) and every channel listened to again, and subscribers are told (`RESYNC`). Embedded PGlite is one process, so
  * there nothing is listened to and the streams stay empty.
  */
 export class PgNotifications extends Context.Tag("@platform/server/PgNotifications")<
@@ -59,24 +67,30 @@ export const makePgNotifications = (
       for (const push of subscribers.get(channel) ?? []) push(payload)
     }
 
-    const connect = Effect.tryPromise(async (signal) => {
-      const c = new pg.Client({ ...config, application_name: connectionName, keepAlive: true })
-      const gone = new Promise<void>((resolve) => c.once("end", resolve))
-      signal.addEventListener("abort", () => void c.end().catch(() => undefined), { once: true })
-      c.on("error", () => void c.end().catch(() => undefined)) // then "end"
-      c.on("notification", (message) => tell(message.channel, message.payload ?? ""))
-      try {
-        await c.connect()
-      } catch (error) {
-        await c.end().catch(() => undefined)
-        throw error
-      }
-      return { c, gone }
+    const connect = Effect.tryPromise({
+      try: async (signal) => {
+        const c = new pg.Client({ ...config, application_name: connectionName, keepAlive: true })
+        const gone = new Promise<void>((resolve) => c.once("end", resolve))
+        signal.addEventListener("abort", () => void c.end().catch(() => undefined), { once: true })
+        // From before the connect to the end: a lost connection is an "error" event, then "end".
+        c.on("error", () => void c.end().catch(() => undefined))
+        c.on("notification", (message) => tell(message.channel, message.payload ?? ""))
+        try {
+          await c.connect()
+        } catch (error) {
+          await c.end().catch(() => undefined)
+          throw error
+        }
+        return { c, gone }
+      },
+      catch: (cause) => new SqlError.SqlError({ cause, message: "LISTEN connection failed" })
     })
+    const outage = outageWatch("LISTEN connection")
 
     const session = Effect.gen(function*() {
       for (let regained = false;; regained = true) {
-        const { c, gone } = yield* Effect.retry(connect, RECONNECT)
+        const { c, gone } = yield* connect.pipe(Effect.tapErrorCause(outage.failed), Effect.retry(RECONNECT))
+        yield* outage.reached
         client = c
         for (const channel of subscribers.keys()) yield* Effect.promise(() => command(c, "LISTEN", channel))
         yield* Deferred.succeed(ready, undefined)

@@ -9,6 +9,7 @@ import { InactivitySweep } from "./inactivity.js"
 import { DeliveryTransport } from "./transport.js"
 import { awaitPulse, DeliveryWakeup } from "./wakeup.js"
 import { Secrets } from "../crypto/secrets.js"
+import { outageWatch } from "../db/outage.js"
 import { Shutdown } from "../jobs/shutdown.js"
 
 export interface DeliveryWorkerOptions {
@@ -21,13 +22,17 @@ export interface DeliveryWorkerOptions {
   readonly dispatchSweep?: Duration.DurationInput
 }
 
+/**
+ * A worker's pass that never fails: while the database is unreachable it is tried
+ * again with backoff, the outage logged once under `name`; any other failure is logged.
+ */
 const survive = <A, E, R>(name: string, effect: Effect.Effect<A, E, R>) =>
-  effect.pipe(Effect.catchAllCause((cause) => Effect.logError(`${name} failed; retrying`, cause)))
+  outageWatch(name).retrying(effect).pipe(Effect.catchAllCause((cause) => Effect.logError(`${name} failed; retrying`, cause)))
 
 /**
  * Fan-out's waits after failures in a row: 250 ms, doubling up to 10 s. A
- * database that is down (or a pool closed under it) is retried, not hammered by
- * a loop that never waits.
+ * statement that keeps failing is retried, not hammered by a loop that never
+ * waits (a database that is unreachable is waited out on OUTAGE_BACKOFF first).
  */
 export const FAN_OUT_RETRY = Schedule.exponential(Duration.millis(250)).pipe(
   Schedule.modifyDelay((_, delay) => Duration.min(delay, Duration.seconds(10)))
@@ -38,9 +43,10 @@ export const FAN_OUT_RETRY = Schedule.exponential(Duration.millis(250)).pipe(
  * (`Dispatcher.pump`: one claimer, up to `maxInFlight` POSTs, two recorders), the lease reclaimer, the buffer
  * assembler, the prune of auto-pause's old attempt counts and the inactivity sweep.
  * Loops wake on pulses (this process) and LISTEN (other processes) and fall
- * back to short sweeps; all waiting goes through the Effect clock. On a stop
+ * back to short sweeps; while the database is unreachable each backs off and logs
+ * the outage once (db/outage.ts); all waiting goes through the Effect clock. On a stop
  * (jobs/shutdown.ts) each finishes the pass it is in, within the grace period, and
- * starts no other.
+ * starts no other (each attempt of a pass is one unit of that work, not the waits between).
  */
 export const deliveryWorkers = (options: DeliveryWorkerOptions = {}) =>
   Effect.gen(function*() {
@@ -56,9 +62,10 @@ export const deliveryWorkers = (options: DeliveryWorkerOptions = {}) =>
     const fanOutSweep = options.fanOutSweep ?? Duration.millis(250)
     const dispatchSweep = options.dispatchSweep ?? Duration.seconds(1)
 
+    const fanOutOutage = outageWatch("fan-out")
     yield* fork(Effect.forever(Effect.gen(function*() {
       const pulse = wakeup.events.current
-      const n = yield* work(fanOut.drain(fanOutBatch)).pipe(
+      const n = yield* fanOutOutage.retrying(work(fanOut.drain(fanOutBatch))).pipe(
         Effect.sandbox,
         Effect.tapError((cause) => Effect.logError("fan-out failed; retrying", cause)),
         Effect.retry(FAN_OUT_RETRY)

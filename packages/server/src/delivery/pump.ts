@@ -1,4 +1,6 @@
-import { Chunk, Clock, Duration, Effect, Exit, Fiber, Option, Queue, type Scope } from "effect"
+import { type Cause, Chunk, Clock, Duration, Effect, Exit, Fiber, Option, Queue, type Scope } from "effect"
+import { hasConnectionFault } from "../db/connection-fault.js"
+import { outageWatch } from "../db/outage.js"
 import type { Shutdown } from "../jobs/shutdown.js"
 import { manualSpans } from "../telemetry/tracing.js"
 import { endAttemptSpan, startAttemptSpan } from "./attempt-span.js"
@@ -35,6 +37,13 @@ export const attemptAttributes = (row: ClaimedRow) => ({
   "event.type": row.event_type,
   "subscription.id": row.subscription_id
 })
+
+const nothingLeased = { claimedAt: new Date(0), rows: [] as ReadonlyArray<ClaimedRow> }
+
+/** A claim or record that failed for good: logged (an outage was, once, by its watch), and nothing taken. */
+const orNothing = (what: string) =>
+  Effect.catchAllCause((cause: Cause.Cause<unknown>) =>
+    Effect.as(hasConnectionFault(cause) ? Effect.void : Effect.logError(what, cause), nothingLeased))
 
 /** What the pipeline needs of the dispatcher. */
 export interface PumpParts {
@@ -80,7 +89,9 @@ export interface Pump {
  * form by themselves while a record runs). Rows come from fan-out (inserted
  * claimed), from the record of a conversation's previous row (its turn), from probes
  * of conversations (fan-out names the ones it opened; turns a record could not take)
- * and from the general claim, run after a wake-up and on the sweep. Scoped: closing
+ * and from the general claim, run after a wake-up and on the sweep. While the database
+ * is unreachable, claims and records are tried again with backoff and the outage is
+ * logged once (db/outage.ts); a claim gives up once the stop begins. Scoped: closing
  * the scope is a stop (jobs/shutdown.ts): nothing more is claimed (nor reserved for
  * fan-out, nor taken as a conversation's turn), the POSTs in flight finish and are
  * recorded until the stop's deadline, and the rows of those still running then are
@@ -141,6 +152,16 @@ export const runPump = (parts: PumpParts, options: PumpOptions = {}): Effect.Eff
     const settle = () => {
       if (isIdle()) quieted.fire()
     }
+
+    // One outage line for the claimer and both recorders; a claim or record tried again
+    // after a wait takes its lease at the time it runs, not when it was first tried.
+    const outage = outageWatch("delivery dispatcher")
+    const leased = (statement: (at: Date) => Effect.Effect<ReadonlyArray<ClaimedRow>>) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) => {
+        const claimedAt = new Date(now)
+        return Effect.map(statement(claimedAt), (rows) => ({ claimedAt, rows }))
+      })
+    const untilStopping = { while: () => !stopping }
 
     const probe = (pairs: ReadonlyArray<readonly [number, string]>) => {
       for (const pair of pairs) probes.set(pairKey(pair[0], pair[1]), pair)
@@ -214,14 +235,10 @@ export const runPump = (parts: PumpParts, options: PumpOptions = {}): Effect.Eff
           peers.push(peer)
         }
         inFlight += peers.length
-        const claimedAt = new Date(yield* Clock.currentTimeMillis)
-        const rows = yield* claimHeads(claimedAt, subscriptions, peers, peers.length).pipe(
-          Effect.catchAllCause((cause) =>
-            Effect.logError("claim of conversation heads failed", cause).pipe(
-              Effect.as<ReadonlyArray<ClaimedRow>>([])
-            )
-          )
-        )
+        const { claimedAt, rows } = yield* outage.retrying(
+          leased((at) => claimHeads(at, subscriptions, peers, peers.length)),
+          untilStopping
+        ).pipe(orNothing("claim of conversation heads failed"))
         yield* startClaimed(rows, claimedAt, peers.length)
       })
 
@@ -230,11 +247,8 @@ export const runPump = (parts: PumpParts, options: PumpOptions = {}): Effect.Eff
       Effect.gen(function*() {
         // The slots are taken before the statement runs, so fan-out cannot promise them too.
         inFlight += want
-        const claimedAt = new Date(yield* Clock.currentTimeMillis)
-        const rows = yield* claim(claimedAt, want).pipe(
-          Effect.catchAllCause((cause) =>
-            Effect.logError("claim failed; retrying", cause).pipe(Effect.as<ReadonlyArray<ClaimedRow>>([]))
-          )
+        const { claimedAt, rows } = yield* outage.retrying(leased((at) => claim(at, want)), untilStopping).pipe(
+          orNothing("claim failed; retrying")
         )
         yield* startClaimed(rows, claimedAt, want)
         return rows.length
@@ -302,13 +316,11 @@ export const runPump = (parts: PumpParts, options: PumpOptions = {}): Effect.Eff
         // Stopping, a record claims no turn: the conversation's next row waits, pending.
         const turns = stopping ? 0 : Math.max(0, Math.min(pairs.size, 2 * maxInFlight - inFlight))
         inFlight += turns
-        const claimedAt = new Date(yield* Clock.currentTimeMillis)
-        const next = yield* record(batch, turns, claimedAt).pipe(
-          Effect.catchAllCause((cause) =>
-            Effect.logError("recording failed; rows retried after their lease", cause).pipe(
-              Effect.as<ReadonlyArray<ClaimedRow>>([])
-            )
-          )
+        // While the database is unreachable the outcomes wait here and are recorded once it
+        // is back (the record matches each row's lease, so a retry never counts one twice);
+        // a stop waits for them until its deadline, then hands the rows back.
+        const { claimedAt, rows: next } = yield* outage.retrying(leased((at) => record(batch, turns, at))).pipe(
+          orNothing("recording failed; rows retried after their lease")
         )
         yield* startClaimed(next, claimedAt, turns)
         for (const row of next) pairs.delete(pairKey(row.subscription_id, row.conversation_peer ?? ""))

@@ -1,4 +1,5 @@
 import { Duration, Effect, Layer } from "effect"
+import { outageWatch } from "../db/outage.js"
 import { Shutdown } from "../jobs/shutdown.js"
 import { RawForward } from "./raw-forward.js"
 import { awaitPulse } from "./wakeup.js"
@@ -10,13 +11,17 @@ import { awaitPulse } from "./wakeup.js"
  */
 const SWEEP_INTERVAL = Duration.seconds(10)
 
-/** The raw-forward sweep as a scoped fiber (registered only where workers run). */
+/**
+ * The raw-forward sweep as a scoped fiber (registered only where workers run); backs off
+ * while the database is unreachable.
+ */
 export const RawForwardSweepLive = Layer.scopedDiscard(Effect.gen(function*() {
   const rawForward = yield* RawForward
   const { fork, work } = yield* Shutdown
+  const outage = outageWatch("raw-forward sweep")
   const tick = Effect.gen(function*() {
     const pulse = rawForward.pulse.current
-    yield* work(rawForward.sweepOnce())
+    yield* outage.retrying(work(rawForward.sweepOnce()))
     yield* awaitPulse(pulse, SWEEP_INTERVAL)
   }).pipe(
     Effect.catchAllCause((cause) =>

@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Duration, Effect } from "effect"
+import { outageWatch } from "../db/outage.js"
 import type { InboundPlan } from "./plan.js"
 
 /*
@@ -81,7 +82,7 @@ export const makeQuotaLedger = Effect.gen(function*() {
       if (cached !== undefined) cached.used = r.used
     }
   })
-  yield* flush.pipe(
+  yield* outageWatch("inbound usage flush").retrying(flush).pipe(
     Effect.catchAllCause((cause) => Effect.logWarning("inbound usage flush failed; retrying", cause)),
     Effect.zipRight(Effect.sleep(FLUSH_INTERVAL)),
     Effect.forever,

@@ -1,6 +1,6 @@
 import { PgClient } from "@effect/sql-pg"
 import { expect, layer } from "@effect/vitest"
-import { Duration, Effect, Queue, Stream, TestClock } from "effect"
+import { Duration, Effect, Queue, Random, Stream, TestClock } from "effect"
 import { type AddressInfo, createServer } from "node:net"
 import { pgNotify } from "../../src/db/client.js"
 import { makePgNotifications, PgNotifications, type PgNotificationsShape, RESYNC } from "../../src/db/notifications.js"
@@ -89,25 +89,30 @@ layer(TestDatabase)("pgNotify and PgNotifications", (it) => {
       expect(session?.n).toBe(1)
     }), { timeout: 20_000 })
 
-  it.scoped("an unreachable Postgres is tried again at once, then after 0.1 s doubling up to 5 s", () =>
-    Effect.gen(function*() {
-      // A loopback server that closes every connection: each close is one failed attempt.
-      const attempts = yield* Queue.unbounded<void>()
-      const refuser = createServer((socket) => {
-        socket.destroy()
-        Queue.unsafeOffer(attempts, undefined)
-      })
-      const port = yield* Effect.async<number>((resume) => {
-        refuser.listen(0, "127.0.0.1", () => resume(Effect.succeed((refuser.address() as AddressInfo).port)))
-      })
-      yield* Effect.addFinalizer(() => Effect.sync(() => refuser.close()))
-      const notifications = yield* makePgNotifications({ host: "127.0.0.1", port, user: "postgres" }, false)
-      yield* Effect.forkScoped(notifications.subscribe("platform_probe_down"))
+  // Random draws of 0, 0.5 and 1: the shortest, the nominal and the longest wait of the jitter.
+  it.scoped.each([[0, 0.8], [0.5, 1], [1, 1.2]])(
+    "an unreachable Postgres is tried again at once, then (jitter draw %s) after x%s of 0.1 s doubling up to 5 s",
+    ([draw, factor]) =>
+      Effect.gen(function*() {
+        // A loopback server that closes every connection: each close is one failed attempt.
+        const attempts = yield* Queue.unbounded<void>()
+        const refuser = createServer((socket) => {
+          socket.destroy()
+          Queue.unsafeOffer(attempts, undefined)
+        })
+        const port = yield* Effect.async<number>((resume) => {
+          refuser.listen(0, "127.0.0.1", () => resume(Effect.succeed((refuser.address() as AddressInfo).port)))
+        })
+        yield* Effect.addFinalizer(() => Effect.sync(() => refuser.close()))
+        const notifications = yield* makePgNotifications({ host: "127.0.0.1", port, user: "postgres" }, false)
+        yield* Effect.forkScoped(notifications.subscribe("platform_probe_down"))
 
-      yield* Queue.take(attempts) // the first, at once
-      for (const ms of [100, 200, 400, 800, 1600, 3200, 5000, 5000]) {
-        yield* TestClock.adjust(Duration.millis(ms))
-        yield* Queue.take(attempts)
-      }
-    }), { timeout: 20_000 })
+        yield* Queue.take(attempts) // the first, at once
+        for (const ms of [100, 200, 400, 800, 1600, 3200, 5000, 5000]) {
+          yield* TestClock.adjust(Duration.millis(ms * factor!))
+          yield* Queue.take(attempts)
+        }
+      }).pipe(Effect.withRandom(Random.fixed([draw!]))),
+    { timeout: 20_000 }
+  )
 })
