@@ -20,7 +20,7 @@ import { MetricsScrape } from "./telemetry/scrape.js"
 import { TracingLive } from "./telemetry/tracing.js"
 
 /** The background workers; only where `ROLE` runs them. */
-const WorkersLive = Layer.unwrapEffect(
+export const WorkersLive = Layer.unwrapEffect(
   Effect.map(AppConfig, (config) => (config.runsWorkers ? Layer.mergeAll(RawForwardSweepLive, DeliveryWorkersLive, ParkedStatusSweepLive, ContactWipeSweepLive, BroadcastSendCycleLive, TemplateSweepLive, ExpiryPruneLive) : Layer.empty))
 ).pipe(Layer.provide(KernelLive))
 

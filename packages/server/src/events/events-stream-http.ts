@@ -9,6 +9,7 @@ import {
 } from "@platform/shared"
 import { Clock, Duration, Effect, Option, Stream } from "effect"
 import { makeCredentialCheck } from "../auth/credential-check.js"
+import { isConnectionFault } from "../db/connection-fault.js"
 import { canonicalEnvelope } from "../outbox/envelope.js"
 import { awaitPulse, DeliveryWakeup } from "../delivery/wakeup.js"
 import { EventStream } from "./event-stream.js"
@@ -41,8 +42,10 @@ const notFound = (lastEventId: string, newest: string | null) => {
  * Events commit out of id order; the StreamCursor keeps each connection's
  * position so an event committed after higher ids is still sent, once. The
  * stream ends once its key is deactivated, deleted or expired, or its session
- * ends (checked every 5 s): the client's reconnect then gets the 401. An account
- * holds at most EVENT_STREAMS_PER_ACCOUNT streams; one more is 429 with Retry-After.
+ * ends (checked every 5 s): the client's reconnect then gets the 401. It also ends
+ * when the database becomes unreachable: the reconnect gets 503 until it is back.
+ * An account holds at most EVENT_STREAMS_PER_ACCOUNT streams; one more is 429 with
+ * Retry-After.
  */
 export const EventsStreamLive = HttpApiBuilder.group(PlatformApi, "events", (handlers) =>
   Effect.gen(function*() {
@@ -111,7 +114,20 @@ export const EventsStreamLive = HttpApiBuilder.group(PlatformApi, "events", (han
             }
             yield* awaitPulse(pulse, POLL)
           }
-        })
+        }).pipe(
+          // The database went away: the stream ends cleanly, and the client's reconnect (with
+          // Last-Event-ID) is answered 503 with Retry-After until the database is back.
+          Effect.catchAllDefect((defect) =>
+            isConnectionFault(defect)
+              ? Effect.zipRight(
+                Effect.logWarning("event stream ended: the database is unreachable").pipe(
+                  Effect.annotateLogs("account_id", filter.accountId)
+                ),
+                Effect.fail(Option.none())
+              )
+              : Effect.die(defect)
+          )
+        )
         const opening = "retry: 3000\n: connected\n\n" +
           (lastEventId !== undefined && !begin.resumed ? notFound(lastEventId, begin.newest) : "")
         const body = Stream.concat(

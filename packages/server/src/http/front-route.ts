@@ -1,7 +1,8 @@
 import { Context, type Effect, type Scope } from "effect"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { observeRequest } from "../telemetry/http-requests.js"
-import { accessLog, internalErrorBody, requestFinished, requestIdOf, requestStarted } from "./request-context.js"
+import { type DefectAnswer, defectAnswer } from "./defect-answer.js"
+import { accessLog, requestFinished, requestIdOf, requestStarted } from "./request-context.js"
 
 /** A plain node:http handler: true when it took the request. */
 export type NodeRoute = (request: IncomingMessage, response: ServerResponse) => boolean
@@ -12,7 +13,7 @@ export type NodeRoute = (request: IncomingMessage, response: ServerResponse) => 
  * platform's router, middleware and response conversion, which cost more than the
  * handler itself (measured under bench:inbound: 0.18 ms of server CPU per POST
  * instead of 0.33-0.40 ms). Such a route does the request context's duties itself
- * (request id, access line, in-flight count, a 500 that names only the request id).
+ * (request id, access line, in-flight count, the answer to a defect).
  */
 export class FrontRoutes extends Context.Tag("@platform/server/FrontRoutes")<FrontRoutes, {
   readonly add: (route: NodeRoute) => Effect.Effect<void, never, Scope.Scope>
@@ -23,8 +24,8 @@ export interface FrontRequest {
   readonly requestId: string
   /** The access line of its response, built only when Info is logged. */
   readonly accessLog: (status: number) => Effect.Effect<void>
-  /** The body of a 500: the request id and nothing of the internals. */
-  readonly internalErrorBody: () => unknown
+  /** The answer to a defect, logged: a 500 naming only the request id, or a 503 when the database was unreachable. */
+  readonly defectAnswer: (defect: unknown) => Effect.Effect<DefectAnswer>
   /** Counts the answer in the HTTP metrics (as the request context does). */
   readonly observe: (status: number) => void
 }
@@ -32,7 +33,7 @@ export interface FrontRequest {
 /**
  * The request context's duties, done by a front route itself: the request's id (the
  * caller's `X-Request-Id` when it is sane), counted in flight until its response closes
- * (the drain waits for it), its access line, 500 body and metrics.
+ * (the drain waits for it), its access line, its answer to a defect and metrics.
  */
 export const frontRequest = (request: IncomingMessage, response: ServerResponse): FrontRequest => {
   const requestId = requestIdOf(request.headers["x-request-id"] as string | undefined)
@@ -44,7 +45,7 @@ export const frontRequest = (request: IncomingMessage, response: ServerResponse)
   return {
     requestId,
     accessLog: (status) => accessLog(method, url, requestId, status, started),
-    internalErrorBody: () => internalErrorBody(requestId),
+    defectAnswer: (defect) => defectAnswer(defect, requestId),
     observe: (status) => observeRequest(method, url, status, started)
   }
 }

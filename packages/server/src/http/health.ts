@@ -1,9 +1,16 @@
 import { HttpApiBuilder, HttpApiError } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { PlatformApi } from "@platform/shared"
-import { Effect } from "effect"
+import { Duration, Effect } from "effect"
 import { Draining } from "./draining.js"
 import { Readiness } from "./readiness.js"
+
+/*
+ * How long readiness waits for `select 1`. An unreachable database usually refuses
+ * at once, but a black-holed one leaves the connect waiting up to the pool's
+ * connectionTimeoutMillis (10 s), and a probe must answer well before its own timeout.
+ */
+const READY_TIMEOUT = Duration.seconds(2)
 
 export const HealthLive = HttpApiBuilder.group(PlatformApi, "health", (handlers) =>
   Effect.gen(function*() {
@@ -20,7 +27,10 @@ export const HealthLive = HttpApiBuilder.group(PlatformApi, "health", (handlers)
           // A stopping server takes no new work: load balancers move on before its connections close.
           if (started._tag === "None" || (yield* draining.isDraining)) return yield* unavailable
           return yield* sql`select 1`.pipe(
-            Effect.timeout("2 seconds"),
+            // On timeout the statement is cancelled in the background (a cancel needs a
+            // connection too, and may wait 5 s for one): the probe answers at once.
+            Effect.disconnect,
+            Effect.timeout(READY_TIMEOUT),
             Effect.as({ status: "ready" as const }),
             Effect.catchAll((cause) =>
               Effect.zipRight(Effect.logWarning("readiness check failed", String(cause)), unavailable)

@@ -1,8 +1,9 @@
 import { HttpApiBuilder, HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServerRequest } from "@effect/platform-node"
-import { Cause, Effect, LogLevel } from "effect"
+import { Effect, LogLevel } from "effect"
 import { randomUUID } from "node:crypto"
 import { observeRequest } from "../telemetry/http-requests.js"
+import { defectAnswer } from "./defect-answer.js"
 import { responseHeaders } from "./response-headers.js"
 
 const VALID_ID = /^[A-Za-z0-9._:-]{1,128}$/
@@ -41,15 +42,11 @@ export const accessLog = (method: string, url: string, requestId: string, status
     LogLevel.Info
   )
 
-/** The body of a 500: the request id and nothing of the internals. */
-export const internalErrorBody = (requestId: string) => ({
-  detail: { code: "internal_error", message: "Internal server error", request_id: requestId }
-})
-
 /**
  * Gives every request an id (the caller's `X-Request-Id` when it is sane),
  * echoes it, logs one access line, and turns a defect into a 500 that names
- * the request id and nothing of the internals. It runs inside the API, before
+ * the request id and nothing of the internals (a 503 with Retry-After when the
+ * database was unreachable, see `defectAnswer`). It runs inside the API, before
  * the response is written, so typed errors still reach their encoders. Its one
  * pre-response handler also applies the headers other middleware added for the
  * request (X-RateLimit-*). The access line is built only when Info is logged.
@@ -75,9 +72,9 @@ export const RequestContextMiddleware = HttpApiBuilder.middleware((app) =>
       }),
       app.pipe(
         Effect.catchAllDefect((defect) =>
-          Effect.as(
-            Effect.logError("request failed", Cause.pretty(Cause.die(defect))),
-            HttpServerResponse.unsafeJson(internalErrorBody(requestId), { status: 500 })
+          Effect.map(
+            defectAnswer(defect, requestId),
+            (answer) => HttpServerResponse.unsafeJson(answer.body, { status: answer.status, headers: answer.headers })
           )
         ),
         Effect.annotateLogs("request_id", requestId)

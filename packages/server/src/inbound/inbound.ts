@@ -17,6 +17,7 @@ export interface InboundAnswer {
   readonly status: number
   readonly body: unknown
   readonly outcome?: InboundOutcome | undefined
+  readonly headers?: Readonly<Record<string, string>>
 }
 
 const IGNORED: InboundAnswer = { status: 200, body: { status: "ignored" }, outcome: "ignored" }

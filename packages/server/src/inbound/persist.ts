@@ -1,6 +1,7 @@
 import { SqlClient, SqlError } from "@effect/sql"
 import { Cause, Clock, Effect, Exit, Option, Queue } from "effect"
 import { dedicatedSession, PgPool, poolQuery, scopedPool } from "../db/client.js"
+import { isConnectionFault } from "../db/connection-fault.js"
 import { currentPeriod } from "../db/usage-period.js"
 import { trackPool } from "../telemetry/db-pools.js"
 import { countEvents } from "../telemetry/metrics.js"
@@ -88,7 +89,8 @@ export class InboundStore extends Effect.Service<InboundStore>()("@platform/serv
         : sql.unsafe<ResultRow>(text, params)
 
     // Retried (same rows, same event ids: the failed attempt rolled back) only on
-    // the races described above; anything else is a defect, logged.
+    // the races described above; anything else is a defect, logged (a lost database
+    // connection by the request's answer, a 503 that Meta retries).
     const attempt = (
       statement: PreparedStatement,
       params: ReadonlyArray<unknown>,
@@ -98,6 +100,8 @@ export class InboundStore extends Effect.Service<InboundStore>()("@platform/serv
       Effect.catchAll(execute(statement.text, statement.name, params, batched), (error) =>
         retries > 0 && isRetryable(error)
           ? attempt(statement, params, batched, retries - 1)
+          : isConnectionFault(error)
+          ? Effect.die(error)
           : Effect.zipRight(
             Effect.logError("inbound statement failed", String((error.cause as Error | undefined)?.message)),
             Effect.die(error)

@@ -1,5 +1,5 @@
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Cause, Effect, Exit, FiberRef, FiberRefs, Layer, LogLevel, Runtime } from "effect"
+import { Effect, Exit, FiberRef, FiberRefs, Layer, LogLevel, Runtime } from "effect"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { AppConfig } from "../config.js"
 import { frontRequest, FrontRoutes } from "../http/front-route.js"
@@ -47,7 +47,7 @@ const isInboundPost = (request: IncomingMessage) => {
  * `POST /webhook/incoming`, the platform's hottest path, as a front route (see
  * FrontRoutes): the exact bytes Meta signed go to `Inbound.receive`, which
  * answers after its commit; the request id, access line, in-flight count and
- * the 500 for a defect are done here as the request context does them.
+ * the answer to a defect are done here as the request context does them.
  */
 const InboundPostRoute = Layer.scopedDiscard(Effect.gen(function*() {
   const routes = yield* FrontRoutes
@@ -63,8 +63,9 @@ const InboundPostRoute = Layer.scopedDiscard(Effect.gen(function*() {
   // Undefined with tracing off: then a POST makes no span and stores no trace context.
   const spans = yield* manualSpans
 
-  const answer = (response: ServerResponse, requestId: string, status: number, body: string) => {
-    response.writeHead(status, { "content-type": "application/json", "x-request-id": requestId }).end(body)
+  const answer = (response: ServerResponse, requestId: string, a: InboundAnswer) => {
+    response.writeHead(a.status, { ...a.headers, "content-type": "application/json", "x-request-id": requestId })
+      .end(JSON.stringify(a.body))
   }
 
   yield* routes.add((request, response) => {
@@ -80,7 +81,7 @@ const InboundPostRoute = Layer.scopedDiscard(Effect.gen(function*() {
     })
     const inSpan = <A>(effect: Effect.Effect<A>) => span === undefined ? effect : Effect.withParentSpan(effect, span.span)
     const respond = (a: InboundAnswer) => {
-      answer(response, requestId, a.status, JSON.stringify(a.body))
+      answer(response, requestId, a)
       front.observe(a.status)
       countInbound(a.outcome ?? (a.status >= 400 ? "error" : "updated"))
       if (span !== undefined) {
@@ -93,11 +94,9 @@ const InboundPostRoute = Layer.scopedDiscard(Effect.gen(function*() {
     const run = (effect: Effect.Effect<InboundAnswer>) =>
       runCallback(
         inSpan(effect.pipe(
+          // A 500, or a 503 when the database was unreachable: either way Meta retries the POST.
           Effect.catchAllDefect((defect) =>
-            Effect.as(
-              Effect.logError("request failed", Cause.pretty(Cause.die(defect))),
-              { status: 500, body: front.internalErrorBody(), outcome: "error" as const }
-            )
+            Effect.map(front.defectAnswer(defect), (answer) => ({ ...answer, outcome: "error" as const }))
           ),
           Effect.annotateLogs("request_id", requestId)
         )),
