@@ -18,6 +18,32 @@ export const HealthLive = HttpApiBuilder.group(PlatformApi, "health", (handlers)
     const readiness = yield* Readiness
     const draining = yield* Draining
     const unavailable = Effect.fail(new HttpApiError.ServiceUnavailable())
+    // The database check is logged when it changes, not at every probe: probes every
+    // second through an hour's outage would be 3,600 lines.
+    let failing = false
+    const databaseAnswers = sql`select 1`.pipe(
+      // On timeout the statement is cancelled in the background (a cancel needs a
+      // connection too, and may wait 5 s for one): the probe answers at once.
+      Effect.disconnect,
+      Effect.timeout(READY_TIMEOUT),
+      Effect.matchEffect({
+        onSuccess: () => {
+          const recovered = failing
+          failing = false
+          return Effect.as(recovered ? Effect.logInfo("readiness check passes again") : Effect.void, {
+            status: "ready" as const
+          })
+        },
+        onFailure: (cause) => {
+          const first = !failing
+          failing = true
+          return Effect.zipRight(
+            first ? Effect.logWarning("readiness check failed; /readyz answers 503 until it passes", String(cause)) : Effect.void,
+            unavailable
+          )
+        }
+      })
+    )
     return handlers
       .handle("healthz", () => Effect.succeed({ status: "ok" as const }))
       .handle("readyz", () =>
@@ -26,15 +52,6 @@ export const HealthLive = HttpApiBuilder.group(PlatformApi, "health", (handlers)
           const started = yield* readiness.ready.pipe(Effect.timeout("2 seconds"), Effect.option)
           // A stopping server takes no new work: load balancers move on before its connections close.
           if (started._tag === "None" || (yield* draining.isDraining)) return yield* unavailable
-          return yield* sql`select 1`.pipe(
-            // On timeout the statement is cancelled in the background (a cancel needs a
-            // connection too, and may wait 5 s for one): the probe answers at once.
-            Effect.disconnect,
-            Effect.timeout(READY_TIMEOUT),
-            Effect.as({ status: "ready" as const }),
-            Effect.catchAll((cause) =>
-              Effect.zipRight(Effect.logWarning("readiness check failed", String(cause)), unavailable)
-            )
-          )
+          return yield* databaseAnswers
         }))
   }))
