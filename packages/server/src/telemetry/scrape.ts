@@ -69,6 +69,9 @@ export class MetricsScrape extends Effect.Service<MetricsScrape>()("@platform/se
     let failing = false
 
     const sampleQueues = sql.unsafe<QueueSample>(QUEUES).pipe(
+      // A statement that times out is cancelled in the background (the cancel needs a
+      // connection too, and may wait 5 s for one): the scrape answers at once.
+      Effect.disconnect,
       Effect.timeout("2 seconds"),
       Effect.flatMap(([s]) =>
         Effect.sync(() => {
