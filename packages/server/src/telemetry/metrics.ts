@@ -39,7 +39,7 @@ const children = <C>(make: (...values: Array<string>) => C) => {
   }
 }
 
-// --- HTTP -------------------------------------------------------------------
+// HTTP
 
 export const httpRequests = new Counter({
   name: "platform_http_requests_total",
@@ -65,7 +65,7 @@ export const observeHttpRequest = (method: string, route: string, status: number
   httpDuration(method, route).observe(seconds)
 }
 
-// --- Inbound ----------------------------------------------------------------
+// Inbound
 
 /** What became of a POST to /webhook/incoming. */
 export type InboundOutcome =
@@ -95,7 +95,7 @@ const inboundCount = children((outcome) => inboundWebhooks.labels(outcome!))
 
 export const countInbound = (outcome: InboundOutcome) => inboundCount(outcome).inc()
 
-// --- Events -----------------------------------------------------------------
+// Events
 
 export const eventsWritten = new Counter({
   name: "platform_events_written_total",
@@ -112,7 +112,7 @@ export const countEvents = (types: string | Readonly<Record<string, number>> | n
   for (const type in types) eventCount(type).inc(types[type])
 }
 
-// --- Deliveries -------------------------------------------------------------
+// Deliveries
 
 /** `normalized`: event deliveries to subscriptions; `raw_forward`: a channel's raw forward. */
 export type DeliveryKind = "normalized" | "raw_forward"
@@ -210,7 +210,7 @@ export const outboxPending = new Gauge({
   registers
 })
 
-// --- Upstream (Graph API) ---------------------------------------------------
+// Upstream (Graph API)
 
 export const upstreamRequests = new Counter({
   name: "platform_upstream_requests_total",
@@ -266,7 +266,7 @@ export const observeThrottle = (store: "local" | "redis", waitMs: number | "refu
   throttleWaitSeconds.labels(store).observe(waitMs / 1000)
 }
 
-// --- Broadcasts ---------------------------------------------------------------
+// Broadcasts
 
 export const broadcastRecipients = new Counter({
   name: "platform_broadcast_recipients_total",
@@ -294,7 +294,7 @@ export const broadcastRecipientsPending = new Gauge({
   registers
 })
 
-// --- Database -----------------------------------------------------------------
+// Database
 
 export const dbPoolConnections = new Gauge({
   name: "platform_db_pool_connections",
@@ -317,7 +317,7 @@ export const dbPoolMax = new Gauge({
   registers
 })
 
-// --- Rate limits --------------------------------------------------------------
+// Rate limits
 
 /** Why a request was answered 429. */
 export type RateLimitReason = "api_key" | "login" | "event_streams" | "template_quota"
