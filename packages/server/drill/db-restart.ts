@@ -34,7 +34,7 @@ const restarts = Number(process.env.DRILL_RESTARTS ?? 2)
 const sendRate = Number(process.env.DRILL_SEND_RATE ?? 10)
 
 interface Inbound { readonly text: string; readonly status: number }
-interface Send { readonly key: string; readonly text: string; readonly answers: Array<number>; messageId?: string; refusal?: string }
+interface Send { readonly key: string; readonly to: string; readonly text: string; readonly answers: Array<number>; messageId?: string; refusal?: string }
 
 const teardown: Array<() => Promise<unknown>> = []
 const main = async () => {
@@ -82,7 +82,7 @@ const main = async () => {
 
   const send = async (s: Send, via: string) => {
     for (let attempt = 0; attempt < 60; attempt++) {
-      const reply = await post(`${via}/platform/v1/messages`, { channel_id: d.channelId, to: `1555021${String(sends.length % 1000).padStart(4, "0")}`, type: "text", text: s.text }, {
+      const reply = await post(`${via}/platform/v1/messages`, { channel_id: d.channelId, to: s.to, type: "text", text: s.text }, {
         "x-api-key": sendKey,
         "idempotency-key": s.key
       }).catch(() => ({ status: 0, body: undefined, text: "" }))
@@ -101,7 +101,8 @@ const main = async () => {
   const sending = (async () => {
     const inFlight: Array<Promise<void>> = []
     for (let n = 0; Date.now() < until_; n++) {
-      const s: Send = { key: randomUUID(), text: `drill send ${n}`, answers: [] }
+      // A recipient of its own per send (the sandbox, as Meta, limits the rate per pair).
+      const s: Send = { key: randomUUID(), to: `1555021${String(n % 10_000).padStart(4, "0")}`, text: `drill send ${n}`, answers: [] }
       sends.push(s)
       inFlight.push(send(s, d.apis[n % 2]!.base))
       await sleep(1000 / sendRate)
