@@ -1,6 +1,8 @@
-import { execSync } from "node:child_process"
+import { exec } from "node:child_process"
+import { promisify } from "node:util"
 import { mkdirSync, writeFileSync } from "node:fs"
 import { randomUUID } from "node:crypto"
+import { monitorEventLoopDelay } from "node:perf_hooks"
 import pg from "pg"
 import { inboundText, signedBody } from "../test/fixtures/meta/inbound.js"
 import { post, sleep, startDeployment, until } from "../test/multi-instance/deployment.js"
@@ -33,7 +35,7 @@ const seconds = Number(process.env.DRILL_SECONDS ?? 40)
 const restarts = Number(process.env.DRILL_RESTARTS ?? 2)
 const sendRate = Number(process.env.DRILL_SEND_RATE ?? 10)
 
-interface Inbound { readonly text: string; readonly status: number }
+interface Inbound { readonly text: string; readonly status: number; readonly error?: string }
 interface Send { readonly key: string; readonly to: string; readonly text: string; readonly answers: Array<number>; messageId?: string; refusal?: string }
 
 const teardown: Array<() => Promise<unknown>> = []
@@ -50,6 +52,8 @@ const main = async () => {
   const sends: Array<Send> = []
   const readyz: Array<{ at: number; status: number }> = []
   const outages: Array<{ from: number; to: number }> = []
+  const lag = monitorEventLoopDelay({ resolution: 20 })
+  lag.enable()
   const started = Date.now()
   const until_ = started + seconds * 1000
   let running = true
@@ -76,7 +80,7 @@ const main = async () => {
         headers: { "content-type": "application/json", "x-hub-signature-256": signature },
         body,
         signal: AbortSignal.timeout(30_000)
-      }).then(async (r) => { await r.text(); inbound.push({ text, status: r.status }) }, () => inbound.push({ text, status: 0 }))
+      }).then(async (r) => { await r.text(); inbound.push({ text, status: r.status }) }, (e: Error) => inbound.push({ text, status: 0, error: String((e.cause as Error | undefined)?.message ?? e.message) }))
     }
   })()
 
@@ -113,7 +117,8 @@ const main = async () => {
   for (let i = 1; i <= restarts; i++) {
     await sleep(Math.max(0, started + (i * seconds * 1000) / (restarts + 1) - Date.now()))
     const from = Date.now()
-    execSync(restartCmd, { stdio: "inherit" })
+    // Not execSync: the drill's own loop (its load, its receiver, its probe) must go on meanwhile.
+    await promisify(exec)(restartCmd)
     outages.push({ from, to: Date.now() })
     console.log(`restart ${i}: ${restartCmd} took ${Date.now() - from} ms`)
   }
@@ -151,7 +156,7 @@ const main = async () => {
     const back = after.find((r) => r.at >= o.to && r.status === 200 && (down === undefined || r.at > down.at))
     return { downFor: down && back ? back.at - down.at : undefined, backAfterRestart: back ? back.at - o.to : undefined }
   })
-  const statusCounts = (xs: ReadonlyArray<number>) =>
+  const statusCounts = (xs: ReadonlyArray<number | string>) =>
     Object.entries(xs.reduce<Record<string, number>>((c, s) => ({ ...c, [s]: (c[s] ?? 0) + 1 }), {}))
       .map(([s, n]) => `${s}: ${n}`).join(", ")
   const alive = processes.filter((p) => p.child.exitCode === null && p.child.signalCode === null)
@@ -159,6 +164,7 @@ const main = async () => {
     processes_alive: `${alive.length} of ${processes.length}`,
     inbound_posted: inbound.length,
     inbound_answers: statusCounts(inbound.map((m) => m.status)),
+    inbound_unanswered: statusCounts(inbound.flatMap((m) => m.error === undefined ? [] : [m.error])),
     acknowledged: acknowledged.length,
     acknowledged_lost: acknowledged.filter((m) => !delivered.has(m.text)).length,
     duplicate_inbound_rows: Number(inboundRows.rows[0]!.dup),
@@ -169,9 +175,11 @@ const main = async () => {
     send_answers: statusCounts(sends.flatMap((s) => s.answers)),
     sends_ending_2xx: sends.filter((s) => s.messageId !== undefined).length,
     sends_with_5xx_other_than_503: sends.filter((s) => s.answers.some((a) => a >= 500 && a !== 503)).length,
-    send_refusals: sends.flatMap((s) => s.refusal === undefined ? [] : [s.refusal]),
+    send_refusals: statusCounts(sends.flatMap((s) => s.refusal === undefined ? [] : [s.refusal])),
     double_sends: sends.filter((s) => (rowsByText.get(s.text) ?? 0) > 1).length,
     sends_2xx_without_row: sends.filter((s) => s.messageId !== undefined && !rowsByText.has(s.text)).length,
+    drill_event_loop_delay_ms: { p99: Math.round(lag.percentile(99) / 1e6), max: Math.round(lag.max / 1e6) },
+    readyz_probes: statusCounts(readyz.map((r) => r.status)),
     readyz: readyFigures.map((r, i) => `restart ${i + 1}: 503 for ${r.downFor ?? "?"} ms, 200 again ${r.backAfterRestart ?? "?"} ms after the restart command returned`)
   }
   console.log(JSON.stringify(report, null, 2))
