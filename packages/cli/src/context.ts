@@ -1,8 +1,9 @@
-import { Platform } from "@platform/sdk"
+import { Platform, type RetryNotice } from "@platform/sdk"
 import type { Command } from "commander"
 import { chmod, mkdir, readFile, rename, writeFile } from "node:fs/promises"
 import { homedir } from "node:os"
 import { dirname, join } from "node:path"
+import type { StoredSession } from "./dashboard/session.js"
 import { Output, type TextSink } from "./output.js"
 
 /** What `run` needs from the outside world; process globals in bin.ts, captures in tests. */
@@ -38,6 +39,8 @@ export const usage = (message: string): CliError => new CliError(message, ExitCo
 export interface Profile {
   api_key?: string
   base_url?: string
+  /** The dashboard session of `platform login --email`. */
+  session?: StoredSession
   /** The `listen` signing secret, kept so a local receiver's configuration survives restarts. */
   listen_secret?: string
 }
@@ -106,12 +109,25 @@ export class Context {
   async saveProfile(update: Profile): Promise<void> {
     const config = await this.config()
     config.profiles[this.profileName] = { ...config.profiles[this.profileName], ...update }
+    await this.#write(config)
+  }
+
+  async #write(config: ConfigFile): Promise<void> {
     const path = this.configPath
     await mkdir(dirname(path), { recursive: true, mode: 0o700 })
     const tmp = `${path}.${process.pid}.tmp`
     await writeFile(tmp, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 })
     await chmod(tmp, 0o600)
     await rename(tmp, path)
+  }
+
+  /** Removes fields from the selected profile (logout). */
+  async forget(fields: ReadonlyArray<keyof Profile>): Promise<void> {
+    const config = await this.config()
+    const profile = { ...config.profiles[this.profileName] }
+    for (const field of fields) delete profile[field]
+    config.profiles[this.profileName] = profile
+    await this.#write(config)
   }
 
   /** The API key and where it came from. */
@@ -146,7 +162,14 @@ export class Context {
 
   /** Builds a client for an explicit key (login). */
   async clientFor(apiKey: string): Promise<Platform> {
-    return new Platform({ apiKey, baseUrl: (await this.baseUrl()).value, fetch: this.io.fetch, maxRetries: 2 })
+    return new Platform({ apiKey, baseUrl: (await this.baseUrl()).value, fetch: this.io.fetch, maxRetries: 2, onRetry: (n) => this.#retrying(n) })
+  }
+
+  /** Says on stderr what the client waits for, so a rate-limited command is not silent for up to a minute. */
+  #retrying(n: RetryNotice): void {
+    const seconds = Math.max(1, Math.round(n.delayMs / 1000))
+    const why = n.status === 429 ? "Rate limited (429)" : n.status !== undefined ? `The server answered ${n.status}` : "The connection failed"
+    this.out.info(this.out.ce.yellow(`${why}: waiting ${seconds} s before retrying ${n.method} ${n.path}…`))
   }
 
   /** The API client; exits 4 with a hint when no key is configured. */

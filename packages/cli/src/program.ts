@@ -20,6 +20,11 @@ import { events } from "./commands/events/index.js"
 import { help } from "./commands/help/help.js"
 import { listen } from "./commands/listen/listen.js"
 import { login } from "./commands/login/login.js"
+import { logout } from "./commands/login/logout.js"
+import { whoami } from "./commands/login/whoami.js"
+import { keys } from "./commands/keys/index.js"
+import { webhooks } from "./commands/webhooks/index.js"
+import { billing } from "./commands/billing/billing.js"
 import { media } from "./commands/media/index.js"
 import { messages } from "./commands/messages/index.js"
 import { markRead } from "./commands/messages/mark-read.js"
@@ -65,6 +70,11 @@ export const buildProgram = (ctx: Context): Command => {
     .addCommand(listen(ctx))
     .addCommand(sandbox(ctx))
     .addCommand(login(ctx))
+    .addCommand(logout(ctx))
+    .addCommand(whoami(ctx))
+    .addCommand(keys(ctx))
+    .addCommand(webhooks(ctx))
+    .addCommand(billing(ctx))
   program.addCommand(help(() => program)(ctx))
   program.hook("preAction", (_root, action) => {
     const o = action.optsWithGlobals<Record<string, unknown>>()

@@ -1,4 +1,4 @@
-import { APIClient, missingApiKey, readEnv } from "./core/request.js"
+import { APIClient, missingApiKey, readEnv, type RetryNotice } from "./core/request.js"
 import { Broadcasts } from "./resources/broadcasts.js"
 import { Channels } from "./resources/channels.js"
 import { Contacts } from "./resources/contacts.js"
@@ -26,6 +26,8 @@ export interface ClientOptions {
   readonly fetch?: typeof globalThis.fetch | undefined
   /** Headers sent with every request. */
   readonly defaultHeaders?: Readonly<Record<string, string>> | undefined
+  /** Called before the client waits to retry (a 429, a 5xx, a connection failure), so a caller can say it is waiting. */
+  readonly onRetry?: ((retry: RetryNotice) => void) | undefined
 }
 
 /** The platform API client: `new Platform({ apiKey })`, then `client.messages.sendText(...)`. */
@@ -56,7 +58,8 @@ export class Platform extends APIClient {
       timeout: options.timeout ?? 60_000,
       maxRetries: options.maxRetries ?? 5,
       fetch: options.fetch,
-      defaultHeaders: options.defaultHeaders
+      defaultHeaders: options.defaultHeaders,
+      onRetry: options.onRetry
     })
     this.messages = new Messages(this)
     this.media = new Media(this)

@@ -21,7 +21,7 @@ export {
   ValidationError
 } from "./core/errors.js"
 export { CursorPage, PagePromise, type PageBody } from "./core/pagination.js"
-export { VERSION, type RateLimitInfo, type RequestOptions } from "./core/request.js"
+export { VERSION, type RateLimitInfo, type RequestOptions, type RetryNotice } from "./core/request.js"
 export { EventStream, parseSSE, type EventStreamOptions, type ServerSentEvent } from "./core/sse.js"
 export { Messages } from "./resources/messages.js"
 export { Media, type MediaUploadFileParams, type Uploadable } from "./resources/media.js"

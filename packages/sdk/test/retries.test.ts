@@ -112,6 +112,17 @@ describe("retry policy", () => {
     expect(api.calls).toHaveLength(2)
   })
 
+  it("onRetry is told the status and the wait before each retry", async () => {
+    api.on("get", "/platform/v1/channels", { status: 429, json: { detail: "rate limit exceeded" }, headers: { "retry-after": "3" } }, { status: 503, json: null }, { json: [f.channel] })
+    const notices: unknown[] = []
+    const c = new Platform({ apiKey: "pk_test_key", baseUrl: BASE_URL, onRetry: (n) => notices.push(n) })
+    await expect(c.channels.list()).resolves.toEqual([f.channel])
+    expect(notices).toEqual([
+      { status: 429, delayMs: 3000, retry: 1, method: "GET", path: "/platform/v1/channels" },
+      { status: 503, delayMs: 2000, retry: 2, method: "GET", path: "/platform/v1/channels" }
+    ])
+  })
+
   it("a Retry-After longer than 60 s is not waited for", async () => {
     api.on("get", "/platform/v1/channels", { status: 429, json: { detail: "rate limit exceeded" }, headers: { "retry-after": "600" } })
     await expect(client().channels.list()).rejects.toMatchObject({ name: "RateLimitError", retryAfter: 600 })

@@ -173,6 +173,20 @@ export interface CoreOptions {
   readonly maxRetries: number
   readonly fetch?: typeof globalThis.fetch | undefined
   readonly defaultHeaders?: Readonly<Record<string, string>> | undefined
+  readonly onRetry?: ((retry: RetryNotice) => void) | undefined
+}
+
+/** What the client is about to wait for before retrying a failed attempt (the `onRetry` option). */
+export interface RetryNotice {
+  /** The HTTP status of the failed attempt; undefined for a connection failure or timeout. */
+  readonly status: number | undefined
+  /** How long the client waits before the next attempt, in milliseconds. */
+  readonly delayMs: number
+  /** Which retry comes next, from 1. */
+  readonly retry: number
+  /** The request's method and path. */
+  readonly method: HttpMethod
+  readonly path: string
 }
 
 type RawResponse = Response & { _data?: unknown }
@@ -221,6 +235,7 @@ export class APIClient {
   /** Default number of retries. */
   readonly maxRetries: number
   readonly #defaultHeaders: Readonly<Record<string, string>>
+  readonly #onRetry: ((retry: RetryNotice) => void) | undefined
   readonly #fetch: ReturnType<typeof createFetch>
   #rateLimit: RateLimitInfo | undefined
   #lastRequestId: string | undefined
@@ -231,6 +246,7 @@ export class APIClient {
     this.timeout = options.timeout
     this.maxRetries = options.maxRetries
     this.#defaultHeaders = options.defaultHeaders ?? {}
+    this.#onRetry = options.onRetry
     const custom = options.fetch
     const lazyFetch: typeof globalThis.fetch = (input, init) => (custom ?? globalThis.fetch)(input, init)
     this.#fetch = createFetch({ fetch: lazyFetch })
@@ -265,7 +281,9 @@ export class APIClient {
       const retryAfter = result.kind === "http" ? parseRetryAfter(result.error.headers) : undefined
       const canWait = retryAfter === undefined || retryAfter <= MAX_RETRY_AFTER_SECONDS
       if (retry >= maxRetries || !canWait || !isRetryable(outcome, safeToRepeat)) throw result.error
-      await timers.sleep(retryDelayMs(retry, retryAfter, timers.random), options.signal)
+      const delayMs = retryDelayMs(retry, retryAfter, timers.random)
+      this.#onRetry?.({ status: result.kind === "http" ? result.error.status : undefined, delayMs, retry: retry + 1, method: req.method, path: req.path })
+      await timers.sleep(delayMs, options.signal)
     }
   }
 

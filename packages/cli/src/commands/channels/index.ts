@@ -1,4 +1,5 @@
 import { command, type CommandFactory } from "../util.js"
+import { channelsConnect, channelsDisconnect } from "./connect.js"
 import { channelsBlock, channelsUnblock } from "./block.js"
 import { channelsDisplayName } from "./display-name.js"
 import { channelsHealth } from "./health.js"
@@ -17,3 +18,5 @@ export const channels: CommandFactory = (ctx) =>
     .addCommand(channelsBlock(ctx))
     .addCommand(channelsUnblock(ctx))
     .addCommand(channelsTwoFactor(ctx))
+    .addCommand(channelsConnect(ctx))
+    .addCommand(channelsDisconnect(ctx))
