@@ -162,7 +162,7 @@ export class Context {
 
   /** Builds a client for an explicit key (login). */
   async clientFor(apiKey: string): Promise<Platform> {
-    return new Platform({ apiKey, baseUrl: (await this.baseUrl()).value, fetch: this.io.fetch, maxRetries: 2, onRetry: (n) => this.#retrying(n) })
+    return new Platform({ apiKey, baseUrl: (await this.baseUrl()).value, fetch: this.io.fetch, maxRetries: 2, onRetry: (n) => this.#retrying(n), signal: this.io.signal })
   }
 
   /** Says on stderr what the client waits for, so a rate-limited command is not silent for up to a minute. */

@@ -28,6 +28,8 @@ export interface ClientOptions {
   readonly defaultHeaders?: Readonly<Record<string, string>> | undefined
   /** Called before the client waits to retry (a 429, a 5xx, a connection failure), so a caller can say it is waiting. */
   readonly onRetry?: ((retry: RetryNotice) => void) | undefined
+  /** Aborts every request of this client, and any retry it waits for, when signalled (a per-call `signal` wins). */
+  readonly signal?: AbortSignal | undefined
 }
 
 /** The platform API client: `new Platform({ apiKey })`, then `client.messages.sendText(...)`. */
@@ -59,7 +61,8 @@ export class Platform extends APIClient {
       maxRetries: options.maxRetries ?? 5,
       fetch: options.fetch,
       defaultHeaders: options.defaultHeaders,
-      onRetry: options.onRetry
+      onRetry: options.onRetry,
+      signal: options.signal
     })
     this.messages = new Messages(this)
     this.media = new Media(this)

@@ -123,6 +123,12 @@ describe("retry policy", () => {
     ])
   })
 
+  it("the client's signal aborts its requests", async () => {
+    api.on("get", "/platform/v1/channels", { json: [f.channel] })
+    const aborted = new Platform({ apiKey: "pk_test_key", baseUrl: BASE_URL, signal: AbortSignal.abort() })
+    await expect(aborted.channels.list()).rejects.toMatchObject({ name: "APIUserAbortError" })
+  })
+
   it("a Retry-After longer than 60 s is not waited for", async () => {
     api.on("get", "/platform/v1/channels", { status: 429, json: { detail: "rate limit exceeded" }, headers: { "retry-after": "600" } })
     await expect(client().channels.list()).rejects.toMatchObject({ name: "RateLimitError", retryAfter: 600 })

@@ -174,6 +174,7 @@ export interface CoreOptions {
   readonly fetch?: typeof globalThis.fetch | undefined
   readonly defaultHeaders?: Readonly<Record<string, string>> | undefined
   readonly onRetry?: ((retry: RetryNotice) => void) | undefined
+  readonly signal?: AbortSignal | undefined
 }
 
 /** What the client is about to wait for before retrying a failed attempt (the `onRetry` option). */
@@ -236,6 +237,7 @@ export class APIClient {
   readonly maxRetries: number
   readonly #defaultHeaders: Readonly<Record<string, string>>
   readonly #onRetry: ((retry: RetryNotice) => void) | undefined
+  readonly #signal: AbortSignal | undefined
   readonly #fetch: ReturnType<typeof createFetch>
   #rateLimit: RateLimitInfo | undefined
   #lastRequestId: string | undefined
@@ -247,6 +249,7 @@ export class APIClient {
     this.maxRetries = options.maxRetries
     this.#defaultHeaders = options.defaultHeaders ?? {}
     this.#onRetry = options.onRetry
+    this.#signal = options.signal
     const custom = options.fetch
     const lazyFetch: typeof globalThis.fetch = (input, init) => (custom ?? globalThis.fetch)(input, init)
     this.#fetch = createFetch({ fetch: lazyFetch })
@@ -268,7 +271,8 @@ export class APIClient {
   }
 
   /** Performs one logical call (with retries) and returns the body with its Response. */
-  async requestWithResponse<T>(req: FinalRequest, options: RequestOptions = {}): Promise<APIResponse<T>> {
+  async requestWithResponse<T>(req: FinalRequest, given: RequestOptions = {}): Promise<APIResponse<T>> {
+    const options = given.signal === undefined && this.#signal !== undefined ? { ...given, signal: this.#signal } : given
     const maxRetries = Math.max(0, options.maxRetries ?? this.maxRetries)
     const idempotencyKey = options.idempotencyKey ?? (req.autoIdempotencyKey ? newIdempotencyKey() : undefined)
     const safeToRepeat = req.method === "GET" || req.method === "DELETE" || req.idempotent === true || req.autoIdempotencyKey === true
