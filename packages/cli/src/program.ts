@@ -17,6 +17,7 @@ import { contacts } from "./commands/contacts/index.js"
 import { conversations } from "./commands/conversations/index.js"
 import { deliveries } from "./commands/deliveries/index.js"
 import { events } from "./commands/events/index.js"
+import { completion } from "./commands/completion/completion.js"
 import { help } from "./commands/help/help.js"
 import { listen } from "./commands/listen/listen.js"
 import { login } from "./commands/login/login.js"
@@ -76,6 +77,7 @@ export const buildProgram = (ctx: Context): Command => {
     .addCommand(webhooks(ctx))
     .addCommand(billing(ctx))
   program.addCommand(help(() => program)(ctx))
+  program.addCommand(completion(() => program)(ctx))
   program.hook("preAction", (_root, action) => {
     const o = action.optsWithGlobals<Record<string, unknown>>()
     const flags: GlobalFlags = {
