@@ -99,10 +99,11 @@ export class Output {
   }
 }
 
-/** `2025-01-02 03:04:05` in local time, for streaming lines. */
-export const clock = (d: Date = new Date()): string => {
+/** `2025-01-02 03:04:05` in local time (`03:04:05.678` with milliseconds), for streaming lines. */
+export const clock = (d: Date = new Date(), millis = false): string => {
   const p = (n: number) => String(n).padStart(2, "0")
-  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`
+  const ms = millis ? `.${String(d.getMilliseconds()).padStart(3, "0")}` : ""
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}${ms}`
 }
 
 /** Shortens long cell text with an ellipsis. */

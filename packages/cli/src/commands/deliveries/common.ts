@@ -22,6 +22,21 @@ export const latencyMs = (d: { readonly created_at?: string | undefined; readonl
   return Math.max(0, Date.parse(d.delivered_at) - Date.parse(d.created_at))
 }
 
+/** Minutes from attempt n (the index) to attempt n + 1: SPEC §6.3, as `RETRY_DELAYS_MINUTES` of @platform/shared. */
+const RETRY_DELAYS_MINUTES = [0, 1, 5, 30, 120] as const
+
+/**
+ * When the delivery's last attempt happened: a delivered one at delivered_at; one that failed and waits for its
+ * next attempt, the schedule's delay before next_retry_at. The time it is printed otherwise (a final failure, whose
+ * row keeps no attempt time).
+ */
+export const attemptTime = (d: { readonly status: string; readonly attempts: number; readonly delivered_at?: string | null | undefined; readonly next_retry_at?: string | null | undefined }): Date => {
+  if (d.status === "delivered" && d.delivered_at) return new Date(d.delivered_at)
+  const delay = RETRY_DELAYS_MINUTES[d.attempts]
+  if (d.status === "pending" && d.attempts > 0 && d.next_retry_at && delay !== undefined) return new Date(Date.parse(d.next_retry_at) - delay * 60_000)
+  return new Date()
+}
+
 /** Why the last attempt failed ("HTTP 503", "connection refused (ECONNREFUSED)", ...), red; "-" when none did. */
 export const lastError = (ctx: Context, d: { readonly last_error?: string | null | undefined }): string =>
   d.last_error == null ? "-" : ctx.out.c.red(d.last_error)

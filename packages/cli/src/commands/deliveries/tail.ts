@@ -2,22 +2,26 @@ import { APIConnectionError, APIError, type EventDelivery, InternalServerError, 
 import { clock } from "../../output.js"
 import { reconnectNotices, streamFailure } from "../events/reconnect-notices.js"
 import { command, defined, int, pause, type CommandFactory } from "../util.js"
-import { lastError, latencyMs, status, unknownEventTypeNote } from "./common.js"
+import { attemptTime, lastError, latencyMs, status, unknownEventTypeNote } from "./common.js"
 import { DeliveryFollower } from "./follower.js"
 
 /** Deliveries per list call; a poll pages back to the newest delivery of the previous one. */
 const PAGE = 100
 /*
- * `deliveries tail` listens to the event stream and polls the deliveries list only when something can have
- * changed: DEBOUNCE_MS after an event (events close together share one poll), again EVENT_FOLLOW_UP_MS later
- * while the event's delivery has not shown up (fan-out writes it just after the event), when an in-flight
- * delivery's next_retry_at comes due, and every SAFETY_POLL_MS for what the stream cannot signal (a redeliver
- * from another client, a test delivery). Without the stream (a key without its scope) it polls every --interval.
+ * `deliveries tail` listens to the event stream and polls the deliveries list when something can have changed:
+ * DEBOUNCE_MS after an event (events close together share one poll), again EVENT_FOLLOW_UP_MS later while the
+ * event's delivery has not shown up (fan-out writes it just after the event), when an in-flight delivery's
+ * next_retry_at comes due, and otherwise every few seconds for what the stream cannot signal (a test delivery, a
+ * redeliver from another client): as often as two thirds of the key's rate limit allow (every 1.5 s at the default 60
+ * a minute, so an attempt is printed within 2 s of it), leaving a third to the developer's own commands.
+ * Without the stream (a key without its scope) it polls every --interval.
  */
 const DEBOUNCE_MS = 300
 const EVENT_FOLLOW_UP_MS = 1000
 const EVENT_FOLLOW_UPS = 3
-const SAFETY_POLL_MS = 30_000
+const IDLE_POLL_MIN_MS = 1500
+/** The share of the key's per-minute budget the idle polls may use. */
+const IDLE_POLL_BUDGET = 2 / 3
 
 export const deliveriesTail: CommandFactory = (ctx) =>
   command("tail", "Follow delivery attempts live: one line per attempt (time, status, event type, latency)")
@@ -35,6 +39,7 @@ export const deliveriesTail: CommandFactory = (ctx) =>
       const note = unknownEventTypeNote(ctx, o.eventType as string | undefined)
       if (note !== undefined) ctx.out.info(note)
       const interval = o.interval as number
+      const idlePollMs = () => Math.max(IDLE_POLL_MIN_MS, Math.ceil(60_000 / ((client.rateLimit?.limit ?? 60) * IDLE_POLL_BUDGET)))
       // Polls when something can have changed (see DEBOUNCE_MS above), never closer together than --interval.
       /** Whether the stream was refused (or ended for good): polls every --interval then. */
       const fallback = { polling: false }
@@ -107,10 +112,10 @@ export const deliveriesTail: CommandFactory = (ctx) =>
         for (const d of attempts) print(d)
         const now = Date.now()
         quiet = attempts.length > 0 ? 0 : quiet + 1
-        nextAt = Math.min(nextAt, fallback.polling ? lastPoll + interval : lastPoll + SAFETY_POLL_MS)
+        nextAt = Math.min(nextAt, fallback.polling ? lastPoll + interval : lastPoll + idlePollMs())
         // An in-flight delivery: at its next_retry_at, or (not yet attempted, or overdue) again soon, backing off while nothing changes.
         const due = follower.nextDue()
-        if (due !== undefined) nextAt = Math.min(nextAt, due > now ? due : now + Math.min(SAFETY_POLL_MS, interval * 2 ** quiet))
+        if (due !== undefined) nextAt = Math.min(nextAt, due > now ? due : now + Math.min(idlePollMs(), interval * 2 ** quiet))
         for (const [id, left] of awaited) {
           if (follower.sawEvent(id) || left <= 0) awaited.delete(id)
           else {
@@ -125,13 +130,13 @@ export const deliveriesTail: CommandFactory = (ctx) =>
       function print(d: EventDelivery) {
         const latency = latencyMs(d)
         if (ctx.flags.json) {
-          ctx.out.jsonLine({ ...d, latency_ms: latency ?? null })
+          ctx.out.jsonLine({ ...d, latency_ms: latency ?? null, attempted_at: attemptTime(d).toISOString() })
           return
         }
         const http = d.response_status == null ? "[---]" : `[${d.response_status}]`
         ctx.out.line(
           [
-            ctx.out.c.dim(clock()),
+            ctx.out.c.dim(clock(attemptTime(d), true)),
             status(ctx, d.status.padEnd(10)),
             http,
             d.event_type.padEnd(24),

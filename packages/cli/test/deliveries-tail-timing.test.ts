@@ -1,0 +1,54 @@
+import { startRealServer, startReceiver, type RealServer, type Receiver } from "@platform/test-support/real-server"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { clock } from "../src/output.js"
+import { cli } from "./support/cli.js"
+
+// One real server and one loopback receiver: the tail is timed against real attempts.
+let server: RealServer
+let receiver: Receiver
+beforeAll(async () => {
+  ;[server, receiver] = await Promise.all([startRealServer(), startReceiver()])
+}, 120_000)
+afterAll(async () => {
+  await Promise.all([server?.close(), receiver?.close()])
+})
+
+const env = () => ({ PLATFORM_API_KEY: server.apiKey, PLATFORM_BASE_URL: server.baseUrl })
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+describe("deliveries tail against the real server", () => {
+  it("prints a test delivery's attempt within 2 s of it, stamped with the attempt's own time", async () => {
+    const sub = await cli(["subscriptions", "create", "--url", receiver.url, "--json"], { env: env() })
+    expect(sub.code, sub.stderr).toBe(0)
+    const id = (JSON.parse(sub.stdout) as { id: number }).id
+    const controller = new AbortController()
+    const seen: Array<{ line: string; at: number }> = []
+    let printed = 0
+    const running = cli(["deliveries", "tail", "--subscription", String(id)], {
+      env: env(),
+      signal: controller.signal,
+      onStdout: (text) => {
+        const lines = text.split("\n").filter((l) => l !== "")
+        for (const line of lines.slice(printed)) seen.push({ line, at: Date.now() })
+        printed = lines.length
+      }
+    })
+    await sleep(2500) // the tail's first poll only takes note of history
+    for (let i = 0; i < 2; i++) {
+      const test = await cli(["subscriptions", "test", String(id), "--event-type", "message.sent", "--json"], { env: env() })
+      expect(test.code, test.stderr).toBe(0)
+      const deliveryId = (JSON.parse(test.stdout) as { id: number }).id
+      for (let t = 0; t < 5000 && !seen.some((s) => s.line.includes(`delivery ${deliveryId} `)); t += 20) await sleep(20)
+      const shown = seen.find((s) => s.line.includes(`delivery ${deliveryId} `))
+      expect(shown, `no line for delivery ${deliveryId}`).toBeDefined()
+      const d = await cli(["deliveries", "get", String(deliveryId), "--json"], { env: env() })
+      const deliveredAt = new Date((JSON.parse(d.stdout) as { delivered_at: string }).delivered_at)
+      expect(shown!.line.startsWith(clock(deliveredAt, true))).toBe(true)
+      expect(shown!.line).toMatch(/delivered\s+\[200\]\s+message\.sent/)
+      expect(shown!.at - deliveredAt.getTime()).toBeLessThan(2000)
+      await sleep(1000)
+    }
+    controller.abort()
+    expect((await running).code).toBe(130)
+  }, 60_000)
+})
