@@ -32,7 +32,9 @@ export const SandboxInbound = requestBody(
     type: optional(SandboxInboundType),
     payload: optional(Schema.Unknown),
     profile_name: optional(Label(200)),
-    context_message_id: optional(NonBlankString)
+    context_message_id: optional(NonBlankString),
+    /** Chat channels: the channel owner's own message written in the chat app (an `smb_message_echoes` change) to `from`, which the platform stores as an echo (message.echo). */
+    echo: optional(Schema.Boolean)
   }).pipe(
     Schema.filter((b): Issue | undefined => {
       if (b.text === undefined && b.type === undefined) return { path: ["text"], message: "give text, or type and payload" }

@@ -26,6 +26,11 @@ const KIND_NAME = { chat: "a chat (WhatsApp)", social: "a social (Instagram)" } 
  */
 const kindIssue = (kind: "chat" | "social", input: SandboxInboundBody): ValidationFailed | undefined => {
   const type = input.type ?? "text"
+  if (input.echo === true && kind !== "chat") {
+    return new ValidationFailed({
+      detail: [{ loc: ["body", "echo"], msg: "echoes come from the chat app: only a chat (WhatsApp) channel has them", type: "value_error", input: true, ctx: {} }]
+    })
+  }
   if (!TYPES_BY_KIND[kind].includes(type)) {
     return new ValidationFailed({
       detail: [{
@@ -91,7 +96,8 @@ export class SandboxInbound extends Effect.Service<SandboxInbound>()("@platform/
         type: input.type,
         payload: input.payload,
         profile_name: input.profile_name,
-        context_message_id: input.context_message_id
+        context_message_id: input.context_message_id,
+        echo: input.echo
       }).pipe(
         Effect.provideService(AppConfig, config),
         Effect.provideService(HttpClient.HttpClient, http),

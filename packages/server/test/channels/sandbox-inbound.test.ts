@@ -34,6 +34,26 @@ layer(SandboxTestServer(), { timeout: 60_000 })("POST /platform/dashboard/sandbo
       expect(reply.body).toEqual({ message_id: expect.stringMatching(/^wamid\./), inbound_enabled: false })
     }))
 
+  it.effect("echo: true posts the owner's chat-app message as an smb_message_echoes change, stored as an echo with message.echo", () =>
+    Effect.gen(function*() {
+      const dev = yield* signup("inbound-echo")
+      yield* setPlan(dev, "lite")
+      const channel = yield* connectChat(dev)
+      const reply = yield* inject(dev, { channel_id: channel.body.channel_id, from: "15551234570", text: "written in the app", echo: true })
+      expect(reply.status, reply.text).toBe(202)
+      const row = yield* inboundRow(channel.body.channel_id, reply.body.message_id)
+      expect(row).toMatchObject({ source: "app_echo", text: "written in the app" })
+      const sql = yield* SqlClient.SqlClient
+      const events = yield* sql<{ event_type: string }>`
+        select event_type from events where platform_channel_id = ${channel.body.channel_id}
+          and (envelope->'data'->>'meta_message_id') = ${reply.body.message_id}`.pipe(Effect.orDie)
+      expect(events.map((e) => e.event_type)).toEqual(["message.echo"])
+      const social = yield* connectSocial(dev)
+      const refused = yield* inject(dev, { channel_id: social.body.channel_id, from: "1254459154682919", text: "x", echo: true })
+      expect(refused.status).toBe(422)
+      expect(refused.body.detail[0]).toMatchObject({ loc: ["body", "echo"] })
+    }))
+
   it.effect("a typed chat inbound (type + payload) is stored with its type", () =>
     Effect.gen(function*() {
       const dev = yield* signup("inbound-typed")

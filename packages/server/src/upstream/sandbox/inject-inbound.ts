@@ -2,7 +2,7 @@ import { HttpClient } from "@effect/platform"
 import { Clock, Effect } from "effect"
 import { AppConfig } from "../../config.js"
 import { UpstreamRequestInvalid } from "../errors.js"
-import { chatInboundPayload, socialInboundPayload } from "./payloads.js"
+import { chatEchoPayload, chatInboundPayload, socialInboundPayload } from "./payloads.js"
 import { postSignedWebhook, type SandboxWebhookFailed } from "./webhook-poster.js"
 
 export interface InjectInboundInput {
@@ -27,6 +27,8 @@ export interface InjectInboundInput {
   readonly payload?: unknown
   /** Makes the inbound message a reply to this message id. */
   readonly context_message_id?: string | undefined
+  /** Chat only: the owner's own message from the chat app to `from` (an `smb_message_echoes` change). */
+  readonly echo?: boolean | undefined
 }
 
 export interface InjectedInbound {
@@ -63,19 +65,23 @@ export const injectInbound = (
       if (!pnid) {
         return yield* Effect.fail(new UpstreamRequestInvalid({ code: "invalid_request", message: "a chat channel needs phone_number_id" }))
       }
-      built = chatInboundPayload({
-        line: {
-          phone_number_id: pnid,
-          waba_id: input.channel.waba_id ?? pnid,
-          display_phone_number: input.channel.display_phone_number ?? "15550000000"
-        },
-        from: input.from,
-        profile_name: input.profile_name ?? "Sandbox User",
-        type,
-        content: type === "text" && input.payload === undefined ? { body: input.text ?? "" } : input.payload,
-        context_message_id: input.context_message_id,
-        nowMs
-      })
+      const line = {
+        phone_number_id: pnid,
+        waba_id: input.channel.waba_id ?? pnid,
+        display_phone_number: input.channel.display_phone_number ?? "15550000000"
+      }
+      const content = type === "text" && input.payload === undefined ? { body: input.text ?? "" } : input.payload
+      built = input.echo === true
+        ? chatEchoPayload({ line, to: input.from, type, content, nowMs })
+        : chatInboundPayload({
+          line,
+          from: input.from,
+          profile_name: input.profile_name ?? "Sandbox User",
+          type,
+          content,
+          context_message_id: input.context_message_id,
+          nowMs
+        })
     } else {
       const accountId = input.channel.social_id
       if (!accountId) {

@@ -80,6 +80,32 @@ export const chatInboundPayload = (options: {
   }
 }
 
+/** The owner's own message written in the WhatsApp Business app (coexistence): an `smb_message_echoes` change to `to`. */
+export const chatEchoPayload = (options: {
+  readonly line: ChatLine
+  readonly to: string
+  readonly type: string
+  readonly content: unknown
+  readonly nowMs: number
+}) => {
+  const id = newWamid(options.to)
+  return {
+    id,
+    body: whatsappEnvelope(options.line.waba_id, "smb_message_echoes", {
+      messaging_product: "whatsapp",
+      metadata: { display_phone_number: options.line.display_phone_number, phone_number_id: options.line.phone_number_id },
+      message_echoes: [{
+        from: options.line.display_phone_number,
+        to: options.to,
+        id,
+        timestamp: seconds(options.nowMs),
+        type: options.type,
+        [options.type]: options.content
+      }]
+    }, options.nowMs)
+  }
+}
+
 export const templateStatusPayload = (options: {
   readonly waba_id: string
   readonly template_id: string
