@@ -33,6 +33,7 @@ import { sandbox } from "./commands/sandbox/index.js"
 import { send } from "./commands/send/index.js"
 import { subscriptions } from "./commands/subscriptions/index.js"
 import { templates } from "./commands/templates/index.js"
+import { trigger } from "./commands/trigger/trigger.js"
 import { issueLocation } from "./issue-flags.js"
 import { CliError, Context, ExitCode, usage, type GlobalFlags, type RunIO } from "./context.js"
 
@@ -70,6 +71,7 @@ export const buildProgram = (ctx: Context): Command => {
     .addCommand(events(ctx))
     .addCommand(listen(ctx))
     .addCommand(sandbox(ctx))
+    .addCommand(trigger(ctx))
     .addCommand(login(ctx))
     .addCommand(logout(ctx))
     .addCommand(whoami(ctx))
