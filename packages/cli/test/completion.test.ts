@@ -29,7 +29,7 @@ describe("platform completion", () => {
   it.each(["zsh", "fish"])("%s: prints a script naming every top-level command", async (shell) => {
     const ran = await cli(["completion", shell])
     expect(ran.code).toBe(0)
-    for (const name of ["send", "keys", "billing", "whoami", "completion"]) expect(ran.stdout).toContain(name)
+    for (const name of ["send", "keys", "trigger", "billing", "whoami", "completion"]) expect(ran.stdout).toContain(name)
     expect(ran.stdout).toContain(shell === "fish" ? "complete -c platform" : "bashcompinit")
   })
 

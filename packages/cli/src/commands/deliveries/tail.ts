@@ -14,12 +14,14 @@ const PAGE = 100
  * next_retry_at comes due, and otherwise every few seconds for what the stream cannot signal (a test delivery, a
  * redeliver from another client): as often as two thirds of the key's rate limit allow (every 1.5 s at the default 60
  * a minute, so an attempt is printed within 2 s of it), leaving a third to the developer's own commands.
- * Without the stream (a key without its scope) it polls every --interval.
+ * Without the stream (a key without its scope) it polls every --interval, or as the budget allows.
  */
 const DEBOUNCE_MS = 300
 const EVENT_FOLLOW_UP_MS = 1000
 const EVENT_FOLLOW_UPS = 3
 const IDLE_POLL_MIN_MS = 1500
+/** The default least gap between two polls (--interval). */
+const MIN_GAP_MS = 1000
 /** The share of the key's per-minute budget the idle polls may use. */
 const IDLE_POLL_BUDGET = 2 / 3
 
@@ -28,7 +30,7 @@ export const deliveriesTail: CommandFactory = (ctx) =>
     .option("--subscription <id>", "only this subscription", int)
     .option("--channel <id>", "only this channel", int)
     .option("--event-type <type>", "only this event type")
-    .option("--interval <ms>", "minimum gap between two polls of the deliveries list, in milliseconds (the poll interval without the event stream)", int, 2000)
+    .option("--interval <ms>", "minimum gap between two polls of the deliveries list, in milliseconds (default 1000), and the poll interval without the event stream (default: as the key's rate limit allows)", int)
     .action(async (o) => {
       const client = await ctx.client()
       const filters = defined({ subscription_id: o.subscription as number | undefined, channel_id: o.channel as number | undefined, event_type: o.eventType as string | undefined })
@@ -38,8 +40,11 @@ export const deliveriesTail: CommandFactory = (ctx) =>
       if (!ctx.flags.json) ctx.out.info(`${ctx.out.ce.bold("Tailing deliveries")} ${ctx.out.ce.dim("(^C to quit)")}`)
       const note = unknownEventTypeNote(ctx, o.eventType as string | undefined)
       if (note !== undefined) ctx.out.info(note)
-      const interval = o.interval as number
+      const given = o.interval as number | undefined
+      const interval = given ?? MIN_GAP_MS
       const idlePollMs = () => Math.max(IDLE_POLL_MIN_MS, Math.ceil(60_000 / ((client.rateLimit?.limit ?? 60) * IDLE_POLL_BUDGET)))
+      /** The gap between polls without the event stream: --interval, else what the key's budget allows. */
+      const fallbackMs = () => given ?? idlePollMs()
       // Polls when something can have changed (see DEBOUNCE_MS above), never closer together than --interval.
       /** Whether the stream was refused (or ended for good): polls every --interval then. */
       const fallback = { polling: false }
@@ -70,13 +75,13 @@ export const deliveriesTail: CommandFactory = (ctx) =>
         } catch (error) {
           if (signal?.aborted) return
           fallback.polling = true
-          ctx.out.info(ctx.out.ce.yellow(`The event stream was refused (${streamFailure(error)}); polling the deliveries list every ${interval} ms instead`))
-          want(lastPoll + interval)
+          ctx.out.info(ctx.out.ce.yellow(`The event stream was refused (${streamFailure(error)}); polling the deliveries list every ${fallbackMs()} ms instead`))
+          want(lastPoll + fallbackMs())
           return
         }
         if (signal?.aborted) return
         fallback.polling = true
-        want(lastPoll + interval)
+        want(lastPoll + fallbackMs())
       })()
       while (!signal?.aborted) {
         const at = Math.max(nextAt, lastPoll + interval)
@@ -112,7 +117,7 @@ export const deliveriesTail: CommandFactory = (ctx) =>
         for (const d of attempts) print(d)
         const now = Date.now()
         quiet = attempts.length > 0 ? 0 : quiet + 1
-        nextAt = Math.min(nextAt, fallback.polling ? lastPoll + interval : lastPoll + idlePollMs())
+        nextAt = Math.min(nextAt, lastPoll + (fallback.polling ? fallbackMs() : idlePollMs()))
         // An in-flight delivery: at its next_retry_at, or (not yet attempted, or overdue) again soon, backing off while nothing changes.
         const due = follower.nextDue()
         if (due !== undefined) nextAt = Math.min(nextAt, due > now ? due : now + Math.min(idlePollMs(), interval * 2 ** quiet))

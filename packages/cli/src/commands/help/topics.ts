@@ -9,12 +9,16 @@ export const environment = `Environment
                         default http://localhost:8080)
   PLATFORM_PROFILE      profile to use (flag --profile; default "default")
   PLATFORM_DASHBOARD_EMAIL, PLATFORM_DASHBOARD_PASSWORD
-                        dashboard login for \`platform sandbox inbound\`
+                        dashboard login for \`platform sandbox inbound\`; the password
+                        also for \`platform login --email\` (else it is prompted for)
   NO_COLOR              any value turns colours off (as does --no-color);
                         colours are only ever used on a terminal
   XDG_CONFIG_HOME       config directory (default ~/.config); profiles live in
                         $XDG_CONFIG_HOME/platform/config.json, written with mode 0600
-                        by \`platform login\` and \`platform listen\`
+                        by \`platform login\` and \`platform listen\`; \`platform login --email\`
+                        keeps a dashboard session there (profile field session), which
+                        \`keys\`, \`channels connect|disconnect\`, \`webhooks raw-forward\`,
+                        \`billing\` and \`trigger\` use
 
   Config file format:
     {"profiles": {"default": {"api_key": "pk_live_...", "base_url": "http://localhost:8080"}}}
@@ -28,7 +32,8 @@ export const exitCodes = `Exit codes
   2    usage: unknown command or option, missing or invalid argument (a file to
        upload that is missing or a directory included, a base URL that is not an
        http(s) URL)
-  4    authentication: no API key configured, or the key was rejected (401)
+  4    authentication: no API key configured, or the key was rejected (401); a
+       dashboard command without a session, or with one expired or revoked
   130  interrupted (Ctrl-C) while a command was running
 
   With --json, data goes to stdout as one JSON document (streaming commands: one
