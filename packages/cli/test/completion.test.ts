@@ -23,7 +23,8 @@ describe("platform completion", () => {
     expect(complete(ran.stdout, ["platform", "keys", ""])).toEqual(["list", "create", "update", "delete"])
     expect(complete(ran.stdout, ["platform", "--profile", "work", "channels", "dis"])).toEqual(["display-name", "disconnect"])
     expect(complete(ran.stdout, ["platform", "keys", "create", "--ra"])).toEqual(["--rate-limit"])
-    expect(complete(ran.stdout, ["platform", "completion", ""])).toEqual([])
+    expect(complete(ran.stdout, ["platform", "completion", ""])).toEqual(["bash", "zsh", "fish"])
+    expect(complete(ran.stdout, ["platform", "trigger", "message.re"])).toEqual(["message.received", "message.read"])
   })
 
   it.each(["zsh", "fish"])("%s: prints a script naming every top-level command", async (shell) => {

@@ -4,6 +4,8 @@ import type { Command } from "commander"
 interface Node {
   readonly path: string
   readonly subcommands: ReadonlyArray<{ readonly name: string; readonly description: string }>
+  /** The values an argument with choices takes (`trigger <event-type>`, `completion <shell>`). */
+  readonly values: ReadonlyArray<string>
   readonly options: ReadonlyArray<{ readonly flag: string; readonly description: string }>
 }
 
@@ -16,6 +18,7 @@ const nodes = (program: Command): ReadonlyArray<Node> => {
     out.push({
       path,
       subcommands: cmd.commands.map((c) => ({ name: c.name(), description: c.description() })),
+      values: cmd.registeredArguments.flatMap((a) => a.argChoices ?? []),
       options: [
         ...options.flatMap((o) => [o.long, o.short].filter((f): f is string => f !== undefined).map((flag) => ({ flag, description: o.description }))),
         { flag: "--help", description: "show help" }
@@ -37,11 +40,17 @@ export const bashScript = (program: Command): string => {
   const f = fn(program)
   const all = nodes(program)
   const subs = all.map((n) => `    ${quote(n.path)}) echo ${quote(n.subcommands.map((s) => s.name).join(" "))} ;;`).join("\n")
+  const values = all.filter((n) => n.values.length > 0).map((n) => `    ${quote(n.path)}) echo ${quote(n.values.join(" "))} ;;`).join("\n")
   const flags = all.map((n) => `    ${quote(n.path)}) echo ${quote(n.options.map((o) => o.flag).join(" "))} ;;`).join("\n")
   return `# ${name} completion for bash: source <(${name} completion bash), or save it to a bash-completion directory.
 ${f}_subcommands() {
   case "$1" in
 ${subs}
+  esac
+}
+${f}_values() {
+  case "$1" in
+${values}
   esac
 }
 ${f}_options() {
@@ -59,7 +68,7 @@ ${f}() {
   if [[ "$cur" == -* ]]; then
     COMPREPLY=($(compgen -W "$(${f}_options "$path")" -- "$cur"))
   else
-    COMPREPLY=($(compgen -W "$(${f}_subcommands "$path")" -- "$cur"))
+    COMPREPLY=($(compgen -W "$(${f}_subcommands "$path") $(${f}_values "$path")" -- "$cur"))
   fi
 }
 complete -o default -F ${f} ${name}
@@ -81,6 +90,7 @@ export const fishScript = (program: Command): string => {
   const cases = all.map((n) => `    case ${fishQuote(n.path)}\n      echo ${n.subcommands.map((s) => s.name).join(" ")}`).join("\n")
   const lines = all.flatMap((n) => [
     ...n.subcommands.map((s) => `complete -c ${name} -f -n ${fishQuote(`${f}_at ${fishQuote(n.path)}`)} -a ${fishQuote(s.name)} -d ${fishQuote(s.description)}`),
+    ...(n.values.length === 0 ? [] : [`complete -c ${name} -f -n ${fishQuote(`${f}_at ${fishQuote(n.path)}`)} -a ${fishQuote(n.values.join(" "))}`]),
     ...n.options
       .filter((o) => o.flag.startsWith("--"))
       .map((o) => `complete -c ${name} -f -n ${fishQuote(`${f}_at ${fishQuote(n.path)}`)} -l ${fishQuote(o.flag.slice(2))} -d ${fishQuote(o.description)}`)
