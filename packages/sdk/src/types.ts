@@ -55,7 +55,8 @@ import type {
   TemplateSyncResult as TemplateSyncResultSchema,
   WebhookSubscription as WebhookSubscriptionSchema,
   WebhookSubscriptionCreate as WebhookSubscriptionCreateSchema,
-  WebhookSubscriptionPatch as WebhookSubscriptionPatchSchema
+  WebhookSubscriptionPatch as WebhookSubscriptionPatchSchema,
+  WebhookSubscriptionWithSecret as WebhookSubscriptionWithSecretSchema
 } from "@platform/shared"
 
 /** Body of `POST /platform/v1/messages`, as sent on the wire (union discriminated on `type`). */
@@ -145,8 +146,10 @@ export type ContactUpdateParams = typeof ContactPatchSchema.Encoded
 /** Result of `DELETE /platform/v1/contacts/{id}` (202): `{id, deleted: true}`; the rows are wiped in the background. */
 export type ContactDeleteResult = typeof ContactDeletedSchema.Type
 
-/** A webhook subscription; `secret` only on create and rotate-secret. */
+/** A webhook subscription as read, listed, updated and resumed (its secret is never returned there). */
 export type WebhookSubscription = typeof WebhookSubscriptionSchema.Type
+/** A webhook subscription as create and rotate-secret return it: with its signing `secret`, shown this once. */
+export type WebhookSubscriptionWithSecret = typeof WebhookSubscriptionWithSecretSchema.Type
 /** Body of `POST /webhooks/subscriptions`. */
 export type SubscriptionCreateParams = typeof WebhookSubscriptionCreateSchema.Encoded
 /** Body of `PATCH /webhooks/subscriptions/{id}`. */

@@ -26,7 +26,8 @@ import {
   HeaderMediaResult,
   Template,
   TemplateSyncResult,
-  WebhookSubscription
+  WebhookSubscription,
+  WebhookSubscriptionWithSecret
 } from "@platform/shared"
 import * as f from "@platform/test-support/fixtures"
 import { BASE_URL, mockApi, type Reply } from "@platform/test-support/mock-api"
@@ -1038,7 +1039,8 @@ describe("fixtures", () => {
     ["Message", Message, f.message],
     ["Contact", Contact, f.contact],
     ["ContactDeleted", ContactDeleted, f.contactDeleted],
-    ["WebhookSubscription", WebhookSubscription, f.subscriptionWithSecret],
+    ["WebhookSubscription", WebhookSubscription, f.subscription],
+    ["WebhookSubscriptionWithSecret", WebhookSubscriptionWithSecret, f.subscriptionWithSecret],
     ["EventDelivery", EventDelivery, { ...f.delivery, envelope: f.envelope }],
     ["RawForwardDelivery", RawForwardDelivery, f.rawDelivery],
     ["Envelope", Envelope, f.envelope],

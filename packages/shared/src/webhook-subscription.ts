@@ -26,7 +26,7 @@ export const CustomHeaders = Schema.Record({ key: Schema.String, value: Schema.S
     "Authorization) are dropped case-insensitively."
 })
 
-/** Subscription resource (SPEC §2.5); `secret` only in create and rotate-secret responses. */
+/** Subscription resource (SPEC §2.5), as read, listed, updated and resumed: without its secret. */
 export const WebhookSubscription = Schema.Struct({
   id: Id,
   developer_account_id: Id,
@@ -44,10 +44,16 @@ export const WebhookSubscription = Schema.Struct({
   failure_count: Schema.Int,
   last_delivery_at: Schema.NullOr(Timestamp),
   created_at: Timestamp,
-  updated_at: Timestamp,
-  secret: optional(Schema.String)
+  updated_at: Timestamp
 }).annotations({ identifier: "WebhookSubscription" })
 export type WebhookSubscription = typeof WebhookSubscription.Type
+
+/** The subscription as create and rotate-secret answer it: with its signing `secret`, shown this once. */
+export const WebhookSubscriptionWithSecret = Schema.Struct({
+  ...WebhookSubscription.fields,
+  secret: Schema.String.annotations({ description: "The signing secret (`whsec_...`), shown this once." })
+}).annotations({ identifier: "WebhookSubscriptionWithSecret" })
+export type WebhookSubscriptionWithSecret = typeof WebhookSubscriptionWithSecret.Type
 
 export const TargetUrl = Schema.String.pipe(
   Schema.minLength(TARGET_URL_MIN, { message: () => `must be ${TARGET_URL_MIN} to ${TARGET_URL_MAX} characters` }),

@@ -5,7 +5,7 @@ import { PlatformApi } from "@platform/shared"
  * The routes served beside the HttpApi contract (their own routers and front routes).
  * A template ending in `/*` covers everything under it.
  */
-const OTHER_ROUTES: ReadonlyArray<readonly [method: string, path: string]> = [
+export const OTHER_ROUTES: ReadonlyArray<readonly [method: string, path: string]> = [
   ["GET", "/webhook/incoming"],
   ["POST", "/webhook/incoming"],
   ["GET", "/platform/v1/openapi.json"],

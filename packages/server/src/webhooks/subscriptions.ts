@@ -9,7 +9,8 @@ import {
   ValidationFailed,
   type WebhookSubscription,
   type WebhookSubscriptionCreate,
-  type WebhookSubscriptionPatch
+  type WebhookSubscriptionPatch,
+  type WebhookSubscriptionWithSecret
 } from "@platform/shared"
 import { Clock, Effect } from "effect"
 import { AppConfig } from "../config.js"
@@ -51,7 +52,7 @@ const COLUMNS = `id, developer_account_id, platform_channel_id, target_url, desc
   buffer_window_seconds, buffer_max_batch, inactivity_minutes, is_active, is_paused, paused_reason, failure_count,
   last_delivery_at, created_at, updated_at`
 
-export const subscriptionToWire = (row: SubscriptionRow, secret?: string): WebhookSubscription => ({
+export const subscriptionToWire = (row: SubscriptionRow): WebhookSubscription => ({
   id: row.id,
   developer_account_id: row.developer_account_id,
   platform_channel_id: row.platform_channel_id,
@@ -68,8 +69,13 @@ export const subscriptionToWire = (row: SubscriptionRow, secret?: string): Webho
   failure_count: row.failure_count,
   last_delivery_at: row.last_delivery_at?.toISOString() ?? null,
   created_at: row.created_at.toISOString(),
-  updated_at: row.updated_at.toISOString(),
-  ...(secret === undefined ? {} : { secret })
+  updated_at: row.updated_at.toISOString()
+})
+
+/** What create and rotate-secret answer: the subscription with the secret just made, shown this once. */
+const withSecret = (row: SubscriptionRow, secret: string): WebhookSubscriptionWithSecret => ({
+  ...subscriptionToWire(row),
+  secret
 })
 
 const invalid = (field: string, msg: string, input: unknown, ctx: Record<string, unknown> = {}) =>
@@ -226,7 +232,7 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@platform/se
                 ${input.buffer_window_seconds ?? null}, ${input.buffer_max_batch ?? null}, ${input.inactivity_minutes ?? null},
                 ${input.is_active ?? true}, ${secrets.encrypt(secret)}, ${at}, ${at})
         returning ${sql.literal(COLUMNS)}`.pipe(Effect.orDie)
-      return subscriptionToWire(row!, secret)
+      return withSecret(row!, secret)
     })
 
     const list = Effect.fn("Subscriptions.list")(function*(accountId: number, query: ListQuery) {
@@ -315,7 +321,7 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@platform/se
         where id = ${id} and developer_account_id = ${accountId}
         returning ${sql.literal(COLUMNS)}`.pipe(Effect.orDie)
       if (row === undefined) return yield* new NotFound()
-      return subscriptionToWire(row, secret)
+      return withSecret(row, secret)
     })
 
     const test = Effect.fn("Subscriptions.test")(function*(accountId: number, id: number, eventType?: EventType) {

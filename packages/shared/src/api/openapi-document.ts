@@ -1,3 +1,4 @@
+import { frontRoutePaths, frontRouteSchemas, frontRouteTags } from "./openapi-front-routes.js"
 import { routeKey, type RouteSecurity } from "./route-table.js"
 
 /** An OpenAPI document as JSON (what `OpenApi.Transform` hands over). */
@@ -77,7 +78,9 @@ const pruneComponents = (spec: Json) => {
  *   accepted (security: the key, or the key or the cookie), and documents the
  *   X-RateLimit-* headers (and Retry-After on 429); a key-only route drops the
  *   cross-origin 403, which only cookie requests can get;
- * - error responses left as "Error" say what the status means here.
+ * - error responses left as "Error" say what the status means here;
+ * - the routes outside the contract (/webhook/incoming, the media download links) are
+ *   added (openapi-front-routes.ts), so the document describes every route served.
  */
 export const documentContract = (spec: Json, routes: ReadonlyArray<RouteSecurity>): Json => {
   const doc = structuredClone(spec)
@@ -112,6 +115,9 @@ export const documentContract = (spec: Json, routes: ReadonlyArray<RouteSecurity
       }
     }
   }
+  doc.paths = { ...doc.paths, ...structuredClone(frontRoutePaths) }
+  doc.components.schemas = { ...doc.components.schemas, ...structuredClone(frontRouteSchemas) }
+  doc.tags = [...(doc.tags ?? []), ...frontRouteTags]
   doc.components.headers = Object.fromEntries(
     Object.entries(HEADERS).map(([name, description]) => [name, { description, schema: { type: "integer" } }])
   )

@@ -47,5 +47,9 @@ export class PlatformApi extends contract.annotateContext(OpenApi.annotations({
   title: "Messaging Developer Platform API",
   version: "platform-v1",
   description: "Send and receive WhatsApp, Instagram and Messenger messages through one HTTP API.",
+  license: { name: "MIT", url: "https://opensource.org/license/mit" },
+  // Paths are absolute from the origin, so the server is the one that served this document
+  // (wherever it runs: `npm start` listens on http://localhost:8080).
+  servers: [{ url: "/", description: "The server that serves this document" }],
   transform: (spec) => documentContract(spec, routeTable(contract))
 })) {}

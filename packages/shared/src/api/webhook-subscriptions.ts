@@ -7,6 +7,7 @@ import { ListQuery, Page } from "../pagination.js"
 import {
   SubscriptionTestQuery,
   WebhookSubscription,
+  WebhookSubscriptionWithSecret,
   WebhookSubscriptionCreate,
   WebhookSubscriptionPatch
 } from "../webhook-subscription.js"
@@ -23,7 +24,7 @@ export class SubscriptionsGroup extends HttpApiGroup.make("subscriptions")
     HttpApiEndpoint.post("create", base)
       .setUrlParams(noQueryParams)
       .setPayload(WebhookSubscriptionCreate)
-      .addSuccess(WebhookSubscription, { status: 201 })
+      .addSuccess(WebhookSubscriptionWithSecret, { status: 201 })
       .addError(wire(ValidationFailed))
       .annotate(OpenApi.Summary, "Create a subscription")
       .annotate(
@@ -84,7 +85,7 @@ export class SubscriptionsGroup extends HttpApiGroup.make("subscriptions")
       .setUrlParams(noQueryParams)
       .annotate(OpenApi.Summary, "Rotate a subscription's secret")
       .setPath(SubscriptionPath)
-      .addSuccess(WebhookSubscription)
+      .addSuccess(WebhookSubscriptionWithSecret)
       .addError(wire(NotFound))
       .annotate(
         OpenApi.Description,

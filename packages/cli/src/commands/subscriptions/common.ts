@@ -1,4 +1,4 @@
-import type { WebhookSubscription } from "@platform/sdk"
+import type { WebhookSubscription, WebhookSubscriptionWithSecret } from "@platform/sdk"
 import type { Command } from "commander"
 import type { Context } from "../../context.js"
 import type { Column } from "../../output.js"
@@ -75,7 +75,7 @@ export const columns = (ctx: Context): ReadonlyArray<Column<WebhookSubscription>
 ]
 
 /** Prints one subscription; its secret, when present, with a warning that it is shown once. */
-export const printSubscription = (ctx: Context, s: WebhookSubscription, verb?: string): void =>
+export const printSubscription = (ctx: Context, s: WebhookSubscription | WebhookSubscriptionWithSecret, verb?: string): void =>
   ctx.out.result(s, () => {
     if (verb) ctx.out.line(`${ctx.out.c.green("✓")} ${verb} subscription ${ctx.out.c.bold(String(s.id))}`)
     ctx.out.fields([
@@ -92,7 +92,7 @@ export const printSubscription = (ctx: Context, s: WebhookSubscription, verb?: s
       ["last_delivery_at", s.last_delivery_at],
       ["created_at", s.created_at]
     ])
-    if (s.secret !== undefined) {
+    if ("secret" in s) {
       ctx.out.line()
       ctx.out.line(`${ctx.out.c.bold("Signing secret:")} ${s.secret}`)
       ctx.out.info(ctx.out.ce.yellow("This secret is shown only once. Store it now; verify deliveries with @platform/webhook-verify."))

@@ -7,7 +7,8 @@ import type {
   ListParams,
   SubscriptionCreateParams,
   SubscriptionUpdateParams,
-  WebhookSubscription
+  WebhookSubscription,
+  WebhookSubscriptionWithSecret
 } from "../../types.js"
 
 const base = "/platform/v1/webhooks/subscriptions"
@@ -16,7 +17,7 @@ const LIST_PARAMS = ["limit", "after", "before"] as const satisfies ReadonlyArra
 /** Webhook subscriptions: where normalized events are delivered (`/platform/v1/webhooks/subscriptions`). */
 export class Subscriptions extends APIResource {
   /** Creates a subscription; the response carries its signing `secret`, shown this once. */
-  create(body: SubscriptionCreateParams, options?: RequestOptions): Promise<WebhookSubscription> {
+  create(body: SubscriptionCreateParams, options?: RequestOptions): Promise<WebhookSubscriptionWithSecret> {
     return this._client.request({ method: "POST", path: base, body }, options)
   }
 
@@ -46,7 +47,7 @@ export class Subscriptions extends APIResource {
   }
 
   /** Issues a new signing secret, returned this once in `secret`. */
-  rotateSecret(id: number, options?: RequestOptions): Promise<WebhookSubscription> {
+  rotateSecret(id: number, options?: RequestOptions): Promise<WebhookSubscriptionWithSecret> {
     return this._client.request({ method: "POST", path: `${base}/${seg(id)}/rotate-secret` }, options)
   }
 
