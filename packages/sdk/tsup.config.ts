@@ -7,7 +7,6 @@ export default defineConfig([
   {
     entry: ["src/index.ts"],
     format: ["esm", "cjs"],
-    dts: true,
     sourcemap: true,
     clean: true,
     target: "node20",
@@ -16,5 +15,14 @@ export default defineConfig([
     // The SDK's values from @platform/shared (EVENT_TYPES) are bundled: they are plain
     // data in modules that import nothing, so neither Effect nor the schemas ship.
     noExternal: ["@platform/shared"]
+  },
+  {
+    entry: ["src/index.ts"],
+    format: ["esm", "cjs"],
+    // The declarations keep importing @platform/shared (a dev dependency, which tsup would
+    // otherwise inline with its Effect schemas); scripts/inline-shared-types.mjs then writes
+    // those types out and drops the import.
+    dts: { only: true },
+    external: ["@platform/shared"]
   }
 ])

@@ -2,8 +2,8 @@
 // declarations that point there would make every SDK user install shared and, through it,
 // effect and @effect/platform. After tsup, every type that names a shared import is
 // written out as the structural type the compiler resolves it to, and the import is dropped,
-// so the published declarations need nothing but ofetch. Then they are compiled alone,
-// under strict, to prove they stand on their own.
+// so the published declarations need nothing but ofetch. Then they are checked to import
+// only the package's dependencies and compiled under strict, to prove they stand on their own.
 import { readFileSync, writeFileSync } from "node:fs"
 import ts from "typescript"
 
@@ -56,6 +56,30 @@ const inline = (program, file) => {
 
 const leftmost = (name) => (ts.isIdentifier(name) ? name.text : leftmost(name.left))
 
+/** Every module the declarations import (statements and `import("...")` types). */
+const importsOf = (source) => {
+  const found = new Set()
+  const visit = (node) => {
+    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier !== undefined) {
+      found.add(node.moduleSpecifier.text)
+    }
+    if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument)) found.add(node.argument.literal.text)
+    ts.forEachChild(node, visit)
+  }
+  visit(source)
+  return found
+}
+
+/** The declarations may import only the package's own dependencies (a user has nothing else installed). */
+const importsOnlyDependencies = () => {
+  const { dependencies = {} } = JSON.parse(readFileSync("package.json", "utf8"))
+  for (const file of files) {
+    const source = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.ES2022, true)
+    const foreign = [...importsOf(source)].filter((m) => !m.startsWith(".") && !(m in dependencies))
+    if (foreign.length > 0) throw new Error(`${file} imports ${foreign.join(", ")}, which an SDK user does not install`)
+  }
+}
+
 const standsAlone = () => {
   const program = ts.createProgram(files, { ...options, skipLibCheck: false })
   const diagnostics = ts.getPreEmitDiagnostics(program).filter((d) => d.file === undefined || files.some((f) => d.file.fileName.endsWith(f)))
@@ -68,5 +92,6 @@ const standsAlone = () => {
 const program = ts.createProgram(files, options)
 const inlined = files.map((file) => inline(program, file))
 files.forEach((file, i) => writeFileSync(file, inlined[i]))
+importsOnlyDependencies()
 standsAlone()
 console.log(`declarations: ${files.map((f) => `${f} ${Math.round(readFileSync(f).length / 1024)} KB`).join(", ")}, no ${SHARED} import`)
