@@ -3,13 +3,8 @@ import { expect, layer } from "@effect/vitest"
 import { PlatformApi } from "@platform/shared"
 import { lintFromString, loadConfig } from "@redocly/openapi-core"
 import { Effect } from "effect"
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { request } from "node:http"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import openapiTS, { astToString } from "openapi-typescript"
-import ts from "typescript"
 import { OTHER_ROUTES } from "../src/telemetry/route-templates.js"
 import { baseUrl, TestServer } from "./support/server.js"
 
@@ -32,47 +27,6 @@ const UNDOCUMENTED: ReadonlyMap<string, string> = new Map([
   ["GET /metrics", "Prometheus' scrape, for operators, on its own listener when METRICS_PORT is set"],
   ["* /__sandbox/graph/*", "the built-in simulator of the upstream, not the platform's API"]
 ])
-
-/** A client that calls routes through the generated types; each line is what a user relies on. */
-const CONSUMER = `
-import type { components, paths } from "./platform-api.js"
-
-type Json<R> = R extends { content: { "application/json": infer B } } ? B : never
-type Read = Json<paths["/platform/v1/webhooks/subscriptions/{sub_id}"]["get"]["responses"]["200"]>
-type Created = Json<paths["/platform/v1/webhooks/subscriptions"]["post"]["responses"]["201"]>
-type Rotated = Json<paths["/platform/v1/webhooks/subscriptions/{sub_id}/rotate-secret"]["post"]["responses"]["200"]>
-
-export const secretOf = (s: Created | Rotated): string => s.secret
-// @ts-expect-error a subscription read back never carries its secret
-export const readSecret = (s: Read) => s.secret
-export const inbound: paths["/webhook/incoming"]["post"]["parameters"]["header"]["X-Hub-Signature-256"] = "sha256=00"
-export const answer: Json<paths["/webhook/incoming"]["post"]["responses"]["200"]> = { status: "platform", forwarded: true }
-export const handshake: paths["/webhook/incoming"]["get"]["parameters"]["query"] = {
-  "hub.mode": "subscribe", "hub.verify_token": "t", "hub.challenge": "c"
-}
-export const token: paths["/platform/v1/media/download/{token}"]["get"]["parameters"]["path"]["token"] = "a.b.c"
-export const channel = (c: components["schemas"]["Channel"]): number => c.channel_id
-`
-
-/** Type-checks files under strict (and exactOptionalPropertyTypes); the diagnostics, formatted. */
-const typecheck = (files: ReadonlyArray<string>): string => {
-  const program = ts.createProgram(files, {
-    strict: true,
-    exactOptionalPropertyTypes: true,
-    noUncheckedIndexedAccess: true,
-    noEmit: true,
-    skipLibCheck: false,
-    target: ts.ScriptTarget.ES2022,
-    module: ts.ModuleKind.NodeNext,
-    moduleResolution: ts.ModuleResolutionKind.NodeNext,
-    types: []
-  })
-  return ts.formatDiagnostics(ts.getPreEmitDiagnostics(program), {
-    getCanonicalFileName: (f) => f,
-    getCurrentDirectory: () => "/",
-    getNewLine: () => "\n"
-  })
-}
 
 const redoclyConfig = fileURLToPath(new URL("../../../redocly.yaml", import.meta.url))
 
@@ -127,19 +81,4 @@ layer(TestServer())("the served OpenAPI document", (it) => {
       expect(Object.keys(doc.paths["/healthz"]!.get.responses)).toContain("431")
       expect(Object.keys(doc.paths["/readyz"]!.get.responses)).toContain("431")
     }))
-
-  it.effect("generates a client with openapi-typescript that type-checks under strict", () =>
-    Effect.gen(function*() {
-      const { text } = yield* served
-      const dir = mkdtempSync(join(tmpdir(), "openapi-client-"))
-      try {
-        const source = astToString(yield* Effect.promise(() => openapiTS(text)))
-        writeFileSync(join(dir, "package.json"), JSON.stringify({ type: "module" }))
-        writeFileSync(join(dir, "platform-api.ts"), source)
-        writeFileSync(join(dir, "consumer.ts"), CONSUMER)
-        expect(typecheck([join(dir, "platform-api.ts"), join(dir, "consumer.ts")])).toBe("")
-      } finally {
-        rmSync(dir, { recursive: true, force: true })
-      }
-    }), 60_000)
 })
