@@ -38,6 +38,13 @@ const raw = Config.all({
     Config.validate({ message: "must be 0 or more (milliseconds)", validation: (ms) => ms >= 0 }),
     Config.withDefault(10_000)
   ),
+  deliveryLeaseMs: Config.integer("DELIVERY_LEASE_MS").pipe(
+    Config.validate({
+      message: "must be 100 to 30000 (milliseconds): a dead holder's rows are taken over after it",
+      validation: (ms) => ms >= 100 && ms <= 30_000
+    }),
+    Config.withDefault(10_000)
+  ),
   metricsToken: optionalSecret("METRICS_TOKEN"),
   metricsPort: optionalString("METRICS_PORT"),
   metricsHost: Config.string("METRICS_HOST").pipe(Config.withDefault("127.0.0.1")),

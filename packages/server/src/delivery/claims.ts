@@ -37,16 +37,17 @@ export const WITH_SUBSCRIPTION = `select c.id, c.subscription_id, c.event_id, c.
 /**
  * The claim statements of the dispatcher, each ONE statement: due rows locked with
  * FOR UPDATE SKIP LOCKED (so any number of claimers and processes run side by side)
- * and set delivering under a lease (delivering_since).
+ * and set delivering under a lease (delivering_since, the time claimed) held by
+ * `holder`, this process (holder.ts).
  */
-export const makeClaims = ({ prepared, sql }: EngineSqlShape) => {
+export const makeClaims = ({ prepared, sql }: EngineSqlShape, holder: number) => {
   const claimedColumns = sql.literal(CLAIMED_COLUMNS)
   const withSubscription = sql.literal(WITH_SUBSCRIPTION)
   /** The end of a claim: the rows in `due` leased to this process, returned with their subscription. */
   const leaseDue = (now: Date) => sql`
       claimed as (
         update webhook_deliveries w
-        set status = 'delivering', delivering_since = ${now}, updated_at = ${now}
+        set status = 'delivering', delivering_since = ${now}, holder = ${holder}, updated_at = ${now}
         from due where w.id = due.id
         returning ${claimedColumns}
       )
@@ -118,26 +119,35 @@ export const makeClaims = ({ prepared, sql }: EngineSqlShape) => {
       ),
       ${leaseDue(now)}`).pipe(Effect.orDie)
 
-  // A worker that died (or hung past the lease) leaves rows in delivering; they
-  // are taken again with a fresh lease. Rare, so kept off the hot claim query.
-  const claimExpired = (now: Date, batchSize: number) => {
+  // A worker that hung past the 30 s lease leaves rows in delivering, and so does one that
+  // died; a dead holder's rows (`dead`, holder.ts) are taken without waiting for those 30 s.
+  // They are taken again with a fresh lease. Rare, so kept off the hot claim query; without
+  // dead holders, a range of webhook_deliveries_lease_idx (usually empty), with them, its
+  // rows in flight (what every process holds, a few hundred each).
+  const reclaim = (now: Date, batchSize: number, dead: ReadonlyArray<number>) => {
     const stale = new Date(now.getTime() - NORMALIZED_STUCK_LEASE_SECONDS * 1000)
-    return prepared("engine_claim_expired", sql<ClaimedRow>`
+    // "delivering_since <= now": the index condition that keeps the scan on the lease index.
+    const expired = dead.length === 0
+      ? sql`d.delivering_since < ${stale}`
+      : sql`d.delivering_since <= ${now} and (d.delivering_since < ${stale} or d.holder = any(${dead}::bigint[]))`
+    return sql<ClaimedRow>`
       with due as (
         select d.id from webhook_deliveries d
         join webhook_subscriptions s on s.id = d.subscription_id
-        where d.status = 'delivering' and d.delivering_since < ${stale} and s.is_active and not s.is_paused
+        where d.status = 'delivering' and ${expired} and s.is_active and not s.is_paused
         order by d.id
         limit ${batchSize}
         for update of d skip locked
       ),
       claimed as (
-        update webhook_deliveries w set delivering_since = ${now}, updated_at = ${now}
+        update webhook_deliveries w set delivering_since = ${now}, holder = ${holder}, updated_at = ${now}
         from due where w.id = due.id
         returning ${claimedColumns}
       )
-      ${withSubscription}`).pipe(Effect.orDie)
+      ${withSubscription}`
   }
+  const claimExpired = (now: Date, batchSize: number, dead: ReadonlyArray<number> = []) =>
+    prepared(dead.length === 0 ? "engine_claim_expired" : "engine_claim_dead", reclaim(now, batchSize, dead)).pipe(Effect.orDie)
 
   // A stop that could not wait for these rows' POSTs (pump.ts): pending again and due at
   // once, for this or another process, instead of waiting out the 30 s lease. Not an

@@ -1,10 +1,11 @@
-import { INACTIVITY_SWEEP_INTERVAL_SECONDS, NORMALIZED_STUCK_LEASE_SECONDS } from "@platform/shared"
+import { INACTIVITY_SWEEP_INTERVAL_SECONDS } from "@platform/shared"
 import { Clock, Duration, Effect, Layer, Schedule } from "effect"
 import { AutoPause } from "./auto-pause.js"
 import { DeliveryBuffer } from "./buffer.js"
 import { Dispatcher } from "./dispatcher.js"
 import { EngineSql } from "./engine-sql.js"
 import { FanOut } from "./fan-out.js"
+import { DeliveryHolder } from "./holder.js"
 import { InactivitySweep } from "./inactivity.js"
 import { DeliveryTransport } from "./transport.js"
 import { awaitPulse, DeliveryWakeup } from "./wakeup.js"
@@ -40,7 +41,8 @@ export const FAN_OUT_RETRY = Schedule.exponential(Duration.millis(250)).pipe(
 
 /**
  * The delivery workers, each a scoped fiber: fan-out, the dispatch pipeline
- * (`Dispatcher.pump`: one claimer, up to `maxInFlight` POSTs, two recorders), the lease reclaimer, the buffer
+ * (`Dispatcher.pump`: one claimer, up to `maxInFlight` POSTs, two recorders), the lease reclaimer
+ * (every sixth of DELIVERY_LEASE_MS: the rows of dead holders and of ones hung for 30 s), the buffer
  * assembler, the prune of auto-pause's old attempt counts and the inactivity sweep.
  * Loops wake on pulses (this process) and LISTEN (other processes) and fall
  * back to short sweeps; while the database is unreachable each backs off and logs
@@ -56,6 +58,7 @@ export const deliveryWorkers = (options: DeliveryWorkerOptions = {}) =>
     const buffer = yield* DeliveryBuffer
     const inactivity = yield* InactivitySweep
     const autoPause = yield* AutoPause
+    const holder = yield* DeliveryHolder
     const { fork, work } = yield* Shutdown
     const dispatchBatch = options.dispatchBatch ?? 100
     const fanOutBatch = options.fanOutBatch ?? 500
@@ -80,8 +83,8 @@ export const deliveryWorkers = (options: DeliveryWorkerOptions = {}) =>
     })
 
     yield* fork(
-      survive("lease reclaimer", work(dispatcher.reclaimExpired(dispatchBatch))).pipe(
-        Effect.repeat(Schedule.spaced(Duration.seconds(NORMALIZED_STUCK_LEASE_SECONDS / 6)))
+      survive("lease reclaimer", work(dispatcher.takeOver(dispatchBatch))).pipe(
+        Effect.repeat(Schedule.spaced(holder.checkEvery))
       )
     )
 
@@ -118,6 +121,7 @@ export const DeliveryEngineLive = Layer.mergeAll(
   Layer.provideMerge(DeliveryWakeup.Default),
   Layer.provideMerge(DeliveryTransport.Live),
   Layer.provideMerge(Secrets.Default),
+  Layer.provideMerge(DeliveryHolder.Default),
   Layer.provideMerge(Shutdown.Default)
 )
 

@@ -4,6 +4,7 @@ import { Shutdown } from "../jobs/shutdown.js"
 import { AutoPause } from "./auto-pause.js"
 import { type ClaimedRow, makeClaims } from "./claims.js"
 import { EngineSql } from "./engine-sql.js"
+import { DeliveryHolder } from "./holder.js"
 import { manualSpans } from "../telemetry/tracing.js"
 import { endAttemptSpan, startAttemptSpan } from "./attempt-span.js"
 import { attemptAttributes, type PumpOptions, runPump } from "./pump.js"
@@ -30,7 +31,8 @@ export interface DispatchResult {
  * counted) in micro-batches of ONE statement each (record.ts). A message.* row
  * waits while an earlier row of the same (subscription, conversation_peer) is
  * pending or delivering, unless that one has been delivering for more than 30 s.
- * `reclaimExpired` takes the rows whose lease expired.
+ * `reclaimExpired` takes the rows whose lease expired: delivering for more than 30 s,
+ * or held by a process whose heartbeat lapsed (holder.ts).
  */
 export class Dispatcher extends Effect.Service<Dispatcher>()("@platform/server/Dispatcher", {
   effect: Effect.gen(function*() {
@@ -38,8 +40,9 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("@platform/server/D
     const wakeup = yield* DeliveryWakeup
     const transport = yield* DeliveryTransport
     const shutdown = yield* Shutdown
-    const claims = makeClaims(engine)
-    const record = makeRecord(engine, yield* AutoPause)
+    const holder = yield* DeliveryHolder
+    const claims = makeClaims(engine, holder.id)
+    const record = makeRecord(engine, yield* AutoPause, holder.id)
     const requests = makeRequests(engine.sql, yield* Secrets)
     const spans = yield* manualSpans
 
@@ -79,17 +82,42 @@ export class Dispatcher extends Effect.Service<Dispatcher>()("@platform/server/D
         return { claimed: rows.length, delivered, failed: rows.length - delivered }
       })
 
-    /** Takes rows whose lease (30 s in delivering) expired and delivers them again. */
+    /**
+     * Takes rows whose lease expired (30 s in delivering, or their holder's heartbeat lapsed)
+     * and delivers them again.
+     */
     const reclaimExpired = Effect.fn("Dispatcher.reclaimExpired")(function*(batchSize: number = 100) {
+      const dead = yield* holder.dead.pipe(Effect.orDie)
       const claimedAt = new Date(yield* Clock.currentTimeMillis)
-      const rows = yield* claims.claimExpired(claimedAt, batchSize)
+      const rows = yield* claims.claimExpired(claimedAt, batchSize, dead)
       return yield* deliver(rows, claimedAt)
+    })
+
+    /**
+     * The lease reclaimer of a worker: as `reclaimExpired`, but with a pump running in this
+     * process the rows taken join its window (free slots only), are POSTed there and recorded
+     * by its recorders, so the next look for dead holders does not wait for these POSTs.
+     * Returns how many rows it took.
+     */
+    const takeOver = Effect.fn("Dispatcher.takeOver")(function*(batchSize: number = 100) {
+      const direct = wakeup.direct()
+      if (direct === undefined) return (yield* reclaimExpired(batchSize)).claimed
+      const dead = yield* holder.dead.pipe(Effect.orDie)
+      const reserved = direct.reserve(batchSize)
+      if (reserved === 0) return 0
+      const claimedAt = new Date(yield* Clock.currentTimeMillis)
+      const rows = yield* claims.claimExpired(claimedAt, reserved, dead).pipe(
+        // A claim that did not complete gives its slots back.
+        Effect.onExit((exit) => Exit.isSuccess(exit) ? Effect.void : direct.start([], claimedAt, reserved))
+      )
+      yield* direct.start(rows, claimedAt, reserved)
+      return rows.length
     })
 
     /** The continuous pipeline of a worker process (pump.ts); scoped, it runs until its scope closes. */
     const pump = (options: PumpOptions = {}) =>
       runPump({ wakeup, transport, shutdown, ...claims, ...requests, record }, options)
 
-    return { reclaimExpired, pump } as const
+    return { reclaimExpired, takeOver, pump } as const
   })
 }) {}

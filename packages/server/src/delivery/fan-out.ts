@@ -2,6 +2,7 @@ import { CATCH_ALL_EXCLUDED_EVENT_TYPES } from "@platform/shared"
 import { Clock, Duration, Effect } from "effect"
 import { type ClaimedRow, SUBSCRIPTION_VERSION } from "./claims.js"
 import { EngineSql } from "./engine-sql.js"
+import { DeliveryHolder } from "./holder.js"
 import { DeliveryWakeup } from "./wakeup.js"
 
 /** Fan-out is serialized across processes so delivery ids follow event ids (per-peer order). */
@@ -43,6 +44,7 @@ export class FanOut extends Effect.Service<FanOut>()("@platform/server/FanOut", 
   effect: Effect.gen(function*() {
     const { prepared, sql } = yield* EngineSql
     const wakeup = yield* DeliveryWakeup
+    const holder = (yield* DeliveryHolder).id
 
     /**
      * One batch of up to `batchSize` events. With `reserve`, its unordered rows may be
@@ -115,11 +117,12 @@ export class FanOut extends Effect.Service<FanOut>()("@platform/server/FanOut", 
         ins as (
           insert into webhook_deliveries
             (id, subscription_id, developer_account_id, platform_channel_id, event_id, event_type, conversation_peer,
-             next_retry_at, status, delivering_since, created_at, updated_at, trace_parent)
+             next_retry_at, status, delivering_since, holder, created_at, updated_at, trace_parent)
           overriding system value
           select delivery_id, subscription_id, developer_account_id, platform_channel_id, event_id, event_type, peer,
                  ${now}, case when direct then 'delivering' else 'pending' end,
-                 case when direct then ${now}::timestamptz end, ${now}, ${now}, trace_parent
+                 case when direct then ${now}::timestamptz end, case when direct then ${holder}::int8 end,
+                 ${now}, ${now}, trace_parent
           from batch
           order by delivery_id
         ),

@@ -10,6 +10,7 @@ import { observeDeliveryAttempt } from "../telemetry/metrics.js"
 import { manualSpans } from "../telemetry/tracing.js"
 import { endAttemptSpan, startAttemptSpan } from "./attempt-span.js"
 import { platformSignature } from "./signer.js"
+import { DeliveryHolder } from "./holder.js"
 import { DeliveryTransport } from "./transport.js"
 import { Pulse } from "./wakeup.js"
 import { pgNotify } from "../db/client.js"
@@ -34,8 +35,9 @@ export const RAW_FORWARD_RETRY_MINUTES = [1, 5, 30, 120] as const
 export const RAW_FORWARD_MAX_ATTEMPTS = 5
 /**
  * A claimed row's `next_retry_at` is pushed 2 minutes ahead: longer than any
- * attempt (10 s timeout), so a live worker never loses its row, yet a worker
- * that died mid-POST only delays the retry by 2 minutes. No heartbeat needed.
+ * attempt (10 s timeout), so a live worker never loses its row. It bounds a holder
+ * that is alive but hung; a dead one (its heartbeat lapsed, holder.ts) has its rows
+ * taken over within seconds (`takeOverDead`).
  */
 export const RAW_FORWARD_LEASE_MS = 2 * 60_000
 const CLAIM_BATCH = 100
@@ -65,7 +67,9 @@ export const nextRetryAt = (attemptNumber: number, nowMs: number): number | null
  * Raw-forward delivery (SPEC §3.6, §6.5). Rows are written by the inbound
  * transaction; this service sends them (inline right after that commit, and
  * from the sweep), signs the stored bytes with the channel's webhook secret,
- * and records every outcome of a batch in one statement. Claiming uses
+ * and records each outcome as its POST settles (with the others settled
+ * meanwhile, in one statement), so a crash repeats only the POSTs that were in
+ * flight. Rows carry their holder (this process, holder.ts). Claiming uses
  * `FOR UPDATE SKIP LOCKED`, so any number of worker processes share the table.
  * On a stop the sweep claims no further batch; attempts in flight (inline ones
  * included) finish within the grace period, and rows still being sent at its
@@ -79,6 +83,7 @@ export class RawForward extends Effect.Service<RawForward>()("@platform/server/R
     const secrets = yield* Secrets
     const transport = yield* DeliveryTransport
     const shutdown = yield* Shutdown
+    const holder = yield* DeliveryHolder
     const pulse = new Pulse()
     const inflight = yield* FiberSet.make()
     // Runs before the set's own finalizer interrupts the inline attempts: a stop gives them its grace period.
@@ -149,27 +154,28 @@ export class RawForward extends Effect.Service<RawForward>()("@platform/server/R
           delivered_at = case when x.status = 'delivered' then x.at end, updated_at = x.at
         from jsonb_to_recordset(${jsonbRows(outcomes)}::jsonb) as x(id bigint, prev int, status text, attempts int,
           next_retry_at timestamptz, response_status int, snippet text, error text, at timestamptz)
-        where d.id = x.id and d.status = 'delivering' and d.attempts = x.prev`.pipe(Effect.orDie, Effect.asVoid)
+        where d.id = x.id and d.status = 'delivering' and d.attempts = x.prev
+          and d.holder is not distinct from ${holder.id}::int8`.pipe(Effect.orDie, Effect.asVoid)
 
     /** Leased rows handed back unsent: pending and due at once, not after the 2-minute lease. */
     const release = (rows: ReadonlyArray<ClaimedDelivery>) =>
       sql`
         update platform_deliveries d set status = 'pending', next_retry_at = now(), updated_at = now()
         from jsonb_to_recordset(${jsonbRows(rows.map((r) => ({ id: r.id, prev: r.attempts })))}::jsonb) as x(id bigint, prev int)
-        where d.id = x.id and d.status = 'delivering' and d.attempts = x.prev`.pipe(Effect.orDie, Effect.asVoid)
+        where d.id = x.id and d.status = 'delivering' and d.attempts = x.prev
+          and d.holder is not distinct from ${holder.id}::int8`.pipe(Effect.orDie, Effect.asVoid)
 
-    /** Sends leased rows concurrently and records every outcome in one statement. */
-    const deliver = Effect.fn("RawForward.deliver")(function*(rows: ReadonlyArray<ClaimedDelivery>) {
-      // Interrupted at a stop's deadline, the rows go back rather than wait out their lease.
-      const results = yield* Effect.forEach(rows, send, { concurrency: POST_CONCURRENCY }).pipe(
-        Effect.onInterrupt(() => shutdown.isStopping() ? release(rows) : Effect.void)
-      )
-      const nowMs = yield* Clock.currentTimeMillis
-      const at = new Date(nowMs).toISOString()
-      const outcomes = results.map(({ row, attempt, answered, error, latencyMs }): Outcome => {
+    /** What an attempt leads to, as the record writes it. */
+    const outcomeOf = ({ answered, attempt, error, latencyMs, row }: Effect.Effect.Success<ReturnType<typeof send>>, nowMs: number) =>
+      Effect.gen(function*() {
         const retry = error === null ? null : nextRetryAt(attempt, nowMs)
         const status = error === null ? "delivered" : retry === null ? "failed" : "pending"
         observeDeliveryAttempt("raw_forward", answered?.status ?? null, latencyMs, retry === null)
+        if (status === "failed") {
+          yield* Effect.logWarning("raw forward failed for good").pipe(
+            Effect.annotateLogs({ delivery_id: row.id, attempts: attempt, error })
+          )
+        }
         // SPEC §6.5 states a 360-minute delay at dead-letter; nothing takes a failed row again.
         const stated = status === "failed" ? nowMs + RAW_FORWARD_DEAD_LETTER_DELAY_MINUTES * 60_000 : retry
         return {
@@ -181,18 +187,58 @@ export class RawForward extends Effect.Service<RawForward>()("@platform/server/R
           response_status: answered?.status ?? null,
           snippet: answered?.snippet ?? null,
           error,
-          at
-        }
+          at: new Date(nowMs).toISOString()
+        } satisfies Outcome
       })
-      for (const o of outcomes) {
-        if (o.status === "failed") {
-          yield* Effect.logWarning("raw forward failed for good").pipe(
-            Effect.annotateLogs({ delivery_id: o.id, attempts: o.attempts, error: o.error })
-          )
-        }
+
+    /**
+     * Sends leased rows concurrently and records each outcome as its POST settles: one
+     * record statement at a time, which takes every outcome settled while the one before
+     * ran. A crash repeats only the POSTs in flight (and outcomes waiting for that statement).
+     */
+    const deliver = Effect.fn("RawForward.deliver")(function*(rows: ReadonlyArray<ClaimedDelivery>) {
+      const settled: Array<Outcome> = []
+      const recording = yield* Effect.makeSemaphore(1)
+      const recordSettled = recording.withPermits(1)(Effect.suspend(() => {
+        const batch = settled.splice(0)
+        return batch.length === 0 ? Effect.void : record(batch)
+      }))
+      const attempt = (row: ClaimedDelivery) =>
+        Effect.gen(function*() {
+          const outcome = yield* outcomeOf(yield* send(row), yield* Clock.currentTimeMillis)
+          settled.push(outcome)
+          yield* recordSettled
+          return outcome
+        })
+      // Interrupted at a stop's deadline, the rows not recorded go back rather than wait out
+      // their lease (the release matches their attempts: a recorded row is not one of them).
+      return yield* Effect.forEach(rows, attempt, { concurrency: POST_CONCURRENCY }).pipe(
+        Effect.onInterrupt(() => shutdown.isStopping() ? release(rows) : Effect.void)
+      )
+    })
+
+    /**
+     * The raw forwards of dead holders (holder.ts), leased to them for up to 2 minutes more:
+     * due at once, and the sweepers woken to take them. Returns how many.
+     */
+    const takeOverDead = Effect.gen(function*() {
+      const dead = yield* holder.dead
+      if (dead.length === 0) return 0
+      const nowMs = yield* Clock.currentTimeMillis
+      const now = new Date(nowMs).toISOString()
+      // A lease runs at most 2 minutes ahead: the range keeps this on platform_deliveries_due_idx.
+      const horizon = new Date(nowMs + RAW_FORWARD_LEASE_MS + 60_000).toISOString()
+      const rows = yield* sql<{ readonly id: number }>`
+        update platform_deliveries set next_retry_at = ${now}::timestamptz, updated_at = ${now}::timestamptz
+        where status = 'delivering' and next_retry_at > ${now}::timestamptz and next_retry_at <= ${horizon}::timestamptz
+          and holder = any(${dead}::bigint[])
+        returning id`
+      if (rows.length > 0) {
+        yield* Effect.logInfo(`${rows.length} raw forwards of a process that stopped renewing its lease taken over`)
+        pulse.fire()
+        Queue.unsafeOffer(notifyQueue, undefined)
       }
-      yield* record(outcomes)
-      return outcomes
+      return rows.length
     })
 
     /** Leases up to `limit` due rows (pending, or delivering with an expired lease). */
@@ -209,7 +255,8 @@ export class RawForward extends Effect.Service<RawForward>()("@platform/server/R
             limit ${limit}
             for update skip locked
           )
-          update platform_deliveries d set status = 'delivering', next_retry_at = ${lease}::timestamptz, updated_at = now()
+          update platform_deliveries d set status = 'delivering', next_retry_at = ${lease}::timestamptz,
+            holder = ${holder.id}::int8, updated_at = now()
           from due, platform_channels c
           where d.id = due.id and c.id = d.platform_channel_id
           returning d.id, d.developer_account_id, d.platform_channel_id, d.attempts, d.body,
@@ -248,7 +295,7 @@ export class RawForward extends Effect.Service<RawForward>()("@platform/server/R
       Queue.unsafeOffer(notifyQueue, undefined)
     })
 
-    return { claim, deliver, sweepOnce, dispatchInline, rowsWritten, pulse } as const
+    return { claim, deliver, sweepOnce, takeOverDead, dispatchInline, rowsWritten, pulse, holder: holder.id } as const
   }),
-  dependencies: [DeliveryTransport.Live]
+  dependencies: [DeliveryTransport.Live, DeliveryHolder.Default]
 }) {}

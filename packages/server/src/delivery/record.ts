@@ -43,7 +43,7 @@ const observeRecorded = (settled: ReadonlyArray<Settled>, nowMs: number) => {
 }
 
 /** The statement that records outcomes (and hands conversations their next turn). */
-export const makeRecord = ({ prepared, sql }: EngineSqlShape, autoPause: AutoPause) => {
+export const makeRecord = ({ prepared, sql }: EngineSqlShape, autoPause: AutoPause, holder: number | null = null) => {
   const claimedColumns = sql.literal(CLAIMED_COLUMNS)
   const withSubscription = sql.literal(WITH_SUBSCRIPTION)
 
@@ -55,7 +55,7 @@ export const makeRecord = ({ prepared, sql }: EngineSqlShape, autoPause: AutoPau
    * passes without another statement: the next head is the oldest open row of the
    * pair besides the ones this batch finished, taken when pending and due and its
    * subscription had no failure in the batch (those wait for auto-pause to have its
-   * say, then their probe).
+   * say, then their probe), held by `holder` (this process, holder.ts).
    */
   const record = (settled: ReadonlyArray<Settled>, turns: number = 0, at?: Date) =>
     Effect.gen(function*() {
@@ -178,7 +178,7 @@ export const makeRecord = ({ prepared, sql }: EngineSqlShape, autoPause: AutoPau
         -- its statistics lag behind a backlog.
         claimed as (
           update webhook_deliveries w
-          set status = 'delivering', delivering_since = ${now}, updated_at = ${now}
+          set status = 'delivering', delivering_since = ${now}, holder = ${holder}, updated_at = ${now}
           from webhook_subscriptions s
           where w.id = any(array(select id from turn))
             -- "is true": by primary key only, as in claims.ts (claimHeads).

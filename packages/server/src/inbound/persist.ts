@@ -2,6 +2,7 @@ import { SqlClient, SqlError } from "@effect/sql"
 import { Cause, Clock, Effect, Exit, Option, Queue } from "effect"
 import { dedicatedSession, PgPool, poolQuery, scopedPool } from "../db/client.js"
 import { isConnectionFault } from "../db/connection-fault.js"
+import { DeliveryHolder } from "../delivery/holder.js"
 import { currentPeriod } from "../db/usage-period.js"
 import { trackPool } from "../telemetry/db-pools.js"
 import { countEvents } from "../telemetry/metrics.js"
@@ -68,6 +69,7 @@ export class InboundStore extends Effect.Service<InboundStore>()("@platform/serv
     const sql = yield* SqlClient.SqlClient
     const pool = yield* Effect.serviceOption(PgPool)
     const ledger = yield* makeQuotaLedger
+    const holder = (yield* DeliveryHolder).id
 
     // On Postgres the inbound statements run on a pool of their own whose
     // connections never plan a sequential scan (see INBOUND_PLANNER); the batch
@@ -119,7 +121,7 @@ export class InboundStore extends Effect.Service<InboundStore>()("@platform/serv
         const period = currentPeriod(now)
         const plan = mergePlans(plans)
         const statement = statementFor(plan, exact)
-        const params = paramsOf(statement, plan, now, period, inline, traces)
+        const params = paramsOf(statement, plan, now, period, inline, traces, holder)
         return Effect.map(attempt(statement, params, !exact, 4), ([row]) => {
           countEvents(json(row!.event_types))
           for (const d of json(row!.demand)) {
@@ -205,5 +207,6 @@ export class InboundStore extends Effect.Service<InboundStore>()("@platform/serv
       })
 
     return { enqueue, alone, persist, flushUsage: ledger.flush } as const
-  })
+  }),
+  dependencies: [DeliveryHolder.Default]
 }) {}

@@ -3,7 +3,7 @@ import { jsonbRows } from "../db/jsonb-rows.js"
 import type { InboundPlan } from "./plan.js"
 import { buildStatement } from "./statement.js"
 
-const PARAMETERS = ["now", "period", "messages", "statuses", "templates", "qualities", "forwards", "inline", "traces"] as const
+const PARAMETERS = ["now", "period", "messages", "statuses", "templates", "qualities", "forwards", "inline", "holder", "traces"] as const
 type Parameter = typeof PARAMETERS[number]
 
 /**
@@ -57,7 +57,8 @@ export const paramsOf = (
   now: Date,
   period: string,
   inline: boolean,
-  traces: ReadonlyArray<string | undefined> = []
+  traces: ReadonlyArray<string | undefined> = [],
+  holder: number | null = null
 ): ReadonlyArray<unknown> => {
   const values: Record<Parameter, () => unknown> = {
     now: () => now.toISOString(),
@@ -68,6 +69,8 @@ export const paramsOf = (
     qualities: () => jsonbRows(plan.qualities),
     forwards: () => jsonbRows(plan.forwards),
     inline: () => inline,
+    // The process that sends the rows written leased (inline): their holder (delivery/holder.ts).
+    holder: () => holder,
     // The `traceparent` of each POST (by its index `p`); null without tracing.
     traces: () => traces.some((t) => t !== undefined) ? JSON.stringify(traces.map((t) => t ?? null)) : null
   }

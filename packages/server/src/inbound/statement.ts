@@ -298,10 +298,11 @@ ev as (
     // in the deliveries log); a channel with raw forward gets it forwarded as it came.
     ctes.push(`
 f_ins as (
-  insert into platform_deliveries (developer_account_id, platform_channel_id, status, next_retry_at, body, last_error, trace_parent)
+  insert into platform_deliveries (developer_account_id, platform_channel_id, status, next_retry_at, holder, body, last_error, trace_parent)
   select c.developer_account_id, c.id,
     case when c.webhook_url is null then 'failed' when :inline::boolean then 'delivering' else 'pending' end,
     case when :inline::boolean and c.webhook_url is not null then :now::timestamptz + interval '2 minutes' else :now::timestamptz end,
+    case when :inline::boolean and c.webhook_url is not null then :holder::int8 end,
     x.body,
     case when c.webhook_url is null then ${PARKED_PREFIX_SQL} || x.parked end,
     :traces::jsonb ->> x.p

@@ -20,6 +20,7 @@ import templateEditLease from "./0021_template_edit_lease.js"
 import sessionExpiryIndex from "./0022_session_expiry_index.js"
 import templateSubmittingIndex from "./0023_template_submitting_index.js"
 import traceContext from "./0024_trace_context.js"
+import deliveryHolders from "./0025_delivery_holders.js"
 
 /** Migrations imported statically (not read from disk) so the bundled server carries them. */
 export const migrations = {
@@ -44,5 +45,6 @@ export const migrations = {
   "0021_template_edit_lease": templateEditLease,
   "0022_session_expiry_index": sessionExpiryIndex,
   "0023_template_submitting_index": templateSubmittingIndex,
-  "0024_trace_context": traceContext
+  "0024_trace_context": traceContext,
+  "0025_delivery_holders": deliveryHolders
 }
