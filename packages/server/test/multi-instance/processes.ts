@@ -42,14 +42,14 @@ const serverEnv = (env: Record<string, string>) => {
   return { ...base, HOST: "127.0.0.1", LOG_FORMAT: "json", NODE_ENV: "development", UPSTREAM: "sandbox", ...env }
 }
 
-const spawnServer = (env: Record<string, string>) =>
-  spawn(process.execPath, ["--max-semi-space-size=32", MAIN], { env: serverEnv(env), stdio: ["ignore", "pipe", "pipe"] })
+const spawnServer = (env: Record<string, string>, main = MAIN) =>
+  spawn(process.execPath, ["--max-semi-space-size=32", main], { env: serverEnv(env), stdio: ["ignore", "pipe", "pipe"] })
 
-/** Starts `node dist/main.js` with `env` and resolves once it listens. */
-export const startServer = (name: string, env: Record<string, string>) =>
+/** Starts `node dist/main.js` (or another build's `main`) with `env` and resolves once it listens. */
+export const startServer = (name: string, env: Record<string, string>, main = MAIN) =>
   new Promise<ServerProcess>((resolve, reject) => {
-    if (!existsSync(MAIN)) return reject(new Error(`${MAIN} is missing: build the server first (npm run build -w @platform/server)`))
-    const child = spawnServer(env)
+    if (!existsSync(main)) return reject(new Error(`${main} is missing: build the server first (npm run build -w @platform/server)`))
+    const child = spawnServer(env, main)
     let output = ""
     const exited = new Promise<number | null>((done) => child.once("exit", (code) => done(code)))
     const onData = (chunk: Buffer) => {
