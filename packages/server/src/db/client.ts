@@ -6,6 +6,7 @@ import { isLostConnection } from "./connection-fault.js"
 import { lockDataDir } from "./data-dir-lock.js"
 import { migrations } from "./migrations/index.js"
 import { makePgNotifications, PgNotifications } from "./notifications.js"
+import { API_BOUNDS, boundedConfig, type StatementBounds } from "./statement-bounds.js"
 import pg from "pg"
 
 // Bigint ids and counts come back as JS numbers: every id of SPEC is an integer
@@ -22,6 +23,8 @@ export interface Connection {
   readonly database: string
   readonly username: string
   readonly password?: string
+  /** The embedded PGlite (one session for every client: no settings per connection). */
+  readonly embedded?: boolean
 }
 
 /** Parses a postgres:// URL into the parts PgClient and `createdb`-style helpers need. */
@@ -168,14 +171,14 @@ const endPool = (pool: pg.Pool) => Effect.promise(() => pool.end()).pipe(Effect.
 
 /**
  * A pool of its own beside the application's, to the same database, whose
- * connections start with the given settings (Postgres' startup `options`), for
- * one service's statements; ended with the scope. None on embedded PGlite: its
- * one backend session serves every client, so no connection has settings of
- * its own.
+ * connections start with the given settings (Postgres' startup `options`) and
+ * statements are bounded by `bounds`, for one service's statements; ended with
+ * the scope. None on embedded PGlite: its one backend session serves every
+ * client, so no connection has settings of its own.
  */
 export const scopedPool = (
   db: PgPool["Type"],
-  options: { readonly max: number; readonly settings: Record<string, string> }
+  options: { readonly max: number; readonly settings: Record<string, string>; readonly bounds: StatementBounds }
 ): Effect.Effect<Option.Option<PgPool["Type"]>, never, Scope.Scope> =>
   db.embedded
     ? Effect.succeedNone
@@ -183,6 +186,7 @@ export const scopedPool = (
       Effect.sync(() => {
         const pool = new pg.Pool({
           ...db.config,
+          ...boundedConfig(options.bounds, true),
           max: options.max,
           options: Object.entries(options.settings).map(([k, v]) => `-c ${k}=${v}`).join(" ")
         })
@@ -192,27 +196,32 @@ export const scopedPool = (
       endPool
     ).pipe(Effect.map((pool) => Option.some({ ...db, pool })))
 
+/** The settings of a pool to `connection`, unbounded (migrations) or with `bounds` (see statement-bounds.ts). */
+const poolConfig = (connection: Connection, maxConnections: number, bounds: StatementBounds | undefined): pg.PoolConfig => ({
+  host: connection.host,
+  port: connection.port,
+  database: connection.database,
+  user: connection.username,
+  ...(connection.password === undefined ? {} : { password: connection.password }),
+  max: maxConnections,
+  idleTimeoutMillis: 30_000,
+  connectionTimeoutMillis: 10_000,
+  application_name: "@effect/sql-pg",
+  types: types as never,
+  ...(bounds === undefined ? {} : boundedConfig(bounds, connection.embedded !== true))
+})
+
 /**
  * A PgClient layer for one connection target, with the product's type parsers,
- * built over a pool this layer owns (also provided as `PgPool`).
+ * built over a pool this layer owns (also provided as `PgPool`), whose statements
+ * are bounded by `bounds` (the API's by default).
  */
-export const pgLayer = (connection: Connection, maxConnections = 10) =>
+export const pgLayer = (connection: Connection, maxConnections = 10, bounds: StatementBounds = API_BOUNDS) =>
   Layer.unwrapScoped(Effect.gen(function*() {
     const pool = yield* Effect.acquireRelease(
       Effect.tryPromise({
         try: async () => {
-          const config: pg.PoolConfig = {
-            host: connection.host,
-            port: connection.port,
-            database: connection.database,
-            user: connection.username,
-            ...(connection.password === undefined ? {} : { password: connection.password }),
-            max: maxConnections,
-            idleTimeoutMillis: 30_000,
-            connectionTimeoutMillis: 10_000,
-            application_name: "@effect/sql-pg",
-            types: types as never
-          }
+          const config = poolConfig(connection, maxConnections, bounds)
           const pool = new pg.Pool(config)
           pool.on("error", () => {})
           try {
@@ -280,7 +289,7 @@ export const embeddedConnection = (options: { readonly dataDir?: string | undefi
       await db.close().catch(() => undefined)
     })
   ))).pipe(
-    Effect.map(({ port }): Connection => ({ host: "127.0.0.1", port, database: "postgres", username: "postgres" }))
+    Effect.map(({ port }): Connection => ({ host: "127.0.0.1", port, database: "postgres", username: "postgres", embedded: true }))
   )
 
 /**
@@ -295,8 +304,29 @@ export const EMBEDDED_CONNECTIONS = 1
 export const migrate = Migrator.make({})({ loader: Migrator.fromRecord(migrations), table: "platform_migrations" })
 
 /**
+ * Runs `migrate` on a connection of its own without the statement bounds: a
+ * migration may rewrite a large table, and a process starting beside another waits
+ * on the migration table's lock for as long as the other's migrations take.
+ */
+export const migrateUnbounded = (connection: Connection) =>
+  Effect.acquireRelease(
+    Effect.sync(() => {
+      const pool = new pg.Pool(poolConfig(connection, 1, undefined))
+      pool.on("error", () => {})
+      return pool
+    }),
+    endPool
+  ).pipe(
+    Effect.flatMap((pool) =>
+      Effect.provide(migrate, PgClient.layerFromPool({ acquire: Effect.succeed(pool), types: types as never }))
+    ),
+    Effect.scoped
+  )
+
+/**
  * The application's database: `DATABASE_URL` when set, else embedded PGlite
- * (in memory with `PGLITE_MEMORY=1`), migrated before anything else uses it.
+ * (in memory with `PGLITE_MEMORY=1`), migrated before anything else uses it; its
+ * statements bounded as the API's (see statement-bounds.ts).
  */
 export const DatabaseLive = Layer.unwrapScoped(Effect.gen(function*() {
   const config = yield* AppConfig
@@ -304,10 +334,8 @@ export const DatabaseLive = Layer.unwrapScoped(Effect.gen(function*() {
     onSome: (url) => Effect.succeed(parseDatabaseUrl(Redacted.value(url))),
     onNone: () => embeddedConnection({ dataDir: config.pgliteMemory ? undefined : config.pgliteDir })
   })
-  const embedded = Option.isNone(config.databaseUrl)
-  return Layer.effectDiscard(migrate).pipe(
-    Layer.provideMerge(pgLayer(connection, embedded ? EMBEDDED_CONNECTIONS : 20))
-  )
+  yield* migrateUnbounded(connection)
+  return pgLayer(connection, connection.embedded === true ? EMBEDDED_CONNECTIONS : 20)
 }))
 
 export type Sql = SqlClient.SqlClient

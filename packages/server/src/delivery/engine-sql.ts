@@ -1,6 +1,7 @@
 import { SqlClient, type SqlError, type Statement } from "@effect/sql"
 import { Context, Effect, Layer, Option } from "effect"
 import { PgPool, poolQuery, scopedPool } from "../db/client.js"
+import { ENGINE_BOUNDS } from "../db/statement-bounds.js"
 import { trackPool } from "../telemetry/db-pools.js"
 
 /**
@@ -41,7 +42,7 @@ export class EngineSql extends Context.Tag("@platform/server/EngineSql")<EngineS
     EngineSql,
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
-      const own = yield* scopedPool(yield* PgPool, { max: ENGINE_CONNECTIONS, settings: ENGINE_PLANNER })
+      const own = yield* scopedPool(yield* PgPool, { max: ENGINE_CONNECTIONS, settings: ENGINE_PLANNER, bounds: ENGINE_BOUNDS })
       if (Option.isSome(own)) yield* trackPool("engine", own.value.pool)
       return {
         sql,

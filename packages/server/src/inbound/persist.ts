@@ -2,6 +2,7 @@ import { SqlClient, SqlError } from "@effect/sql"
 import { Cause, Clock, Effect, Exit, Option, Queue } from "effect"
 import { dedicatedSession, PgPool, poolQuery, scopedPool } from "../db/client.js"
 import { isConnectionFault } from "../db/connection-fault.js"
+import { INBOUND_BOUNDS } from "../db/statement-bounds.js"
 import { DeliveryHolder } from "../delivery/holder.js"
 import { currentPeriod } from "../db/usage-period.js"
 import { trackPool } from "../telemetry/db-pools.js"
@@ -77,7 +78,7 @@ export class InboundStore extends Effect.Service<InboundStore>()("@platform/serv
     // that must run alone takes any other. Embedded PGlite has one backend session
     // for every client: nothing to keep.
     const own = Option.isSome(pool)
-      ? Option.getOrUndefined(yield* scopedPool(pool.value, { max: 1 + ALONE_CONNECTIONS, settings: INBOUND_PLANNER }))
+      ? Option.getOrUndefined(yield* scopedPool(pool.value, { max: 1 + ALONE_CONNECTIONS, settings: INBOUND_PLANNER, bounds: INBOUND_BOUNDS }))
       : undefined
     if (own !== undefined) yield* trackPool("inbound", own.pool)
     const session = own === undefined ? undefined : dedicatedSession(own)

@@ -1,7 +1,8 @@
 import { SqlClient } from "@effect/sql"
+import { PgClient } from "@effect/sql-pg"
 import { expect, layer } from "@effect/vitest"
-import { Duration, Effect, Fiber } from "effect"
-import { dedicatedSession, PgPool, poolQuery } from "../../src/db/client.js"
+import { Duration, Effect, Fiber, Option } from "effect"
+import { dedicatedSession, PgPool, poolQuery, scopedPool } from "../../src/db/client.js"
 import { isConnectionFault } from "../../src/db/connection-fault.js"
 import { DatabaseOutage, TestDatabaseBehindProxy } from "../support/outage-proxy.js"
 import { recordUncaught } from "../support/uncaught.js"
@@ -92,6 +93,30 @@ layer(TestDatabaseBehindProxy, { timeout: 60_000, excludeTestServices: true })("
     }))
 
   if (onPostgres) {
+    it.scoped("on PostgreSQL, a statement unanswered past the pool's bound fails as a lost connection, and that connection is dropped, not reused", () =>
+      Effect.gen(function*() {
+        const { direct, proxy } = yield* DatabaseOutage
+        const bounds = { queryMs: 300, statementMs: 1_000, connectMs: 1_000 }
+        const own = Option.getOrThrow(yield* scopedPool(yield* PgPool, { max: 1, settings: {}, bounds }))
+        // PgClient hands a connection back as healthy after any statement error: only the pool's client can drop it.
+        const sql = yield* Effect.provide(SqlClient.SqlClient, PgClient.layerFromPool({ acquire: Effect.succeed(own.pool) }))
+        const backend = sql<{ pid: number }>`select pg_backend_pid() as pid`.pipe(Effect.map((rows) => rows[0]!.pid))
+        const before = yield* backend
+        proxy.stall()
+        const [took, error] = yield* Effect.timed(Effect.flip(sql`select 1`))
+        expect(isConnectionFault(error)).toBe(true)
+        expect(Duration.toMillis(took)).toBeLessThan(bounds.queryMs + 500)
+        proxy.restore()
+        expect(yield* backend).not.toBe(before)
+        for (let i = 0; i < 100; i++) {
+          const [gone] = yield* direct<{ n: number }>("select count(*)::int as n from pg_stat_activity where pid = $1", [before])
+          if (gone?.n === 0) break
+          yield* Effect.sleep(Duration.millis(20))
+        }
+        expect(yield* direct<{ n: number }>("select count(*)::int as n from pg_stat_activity where pid = $1", [before])).toEqual([{ n: 0 }])
+        expect(uncaught).toEqual([])
+      }).pipe(Effect.ensuring(Effect.flatMap(DatabaseOutage, ({ proxy }) => Effect.sync(() => proxy.restore())))))
+
     it.scoped("on PostgreSQL, pg_terminate_backend of the backend running poolQuery's pg_sleep fails that statement only", () =>
       Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient

@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
 import { PgPool, poolQuery, scopedPool } from "../../src/db/client.js"
+import { API_BOUNDS } from "../../src/db/statement-bounds.js"
 import { TestDatabase } from "../support/database.js"
 
 describe("poolQuery", () => {
@@ -10,7 +11,7 @@ describe("poolQuery", () => {
       const sql = yield* SqlClient.SqlClient
       const shared = yield* PgPool
       // One connection, so the second run meets the statement the first one prepared.
-      const db = Option.getOrElse(yield* scopedPool(shared, { max: 1, settings: {} }), () => shared)
+      const db = Option.getOrElse(yield* scopedPool(shared, { max: 1, settings: {}, bounds: API_BOUNDS }), () => shared)
       const table = `stale_plan_${Date.now().toString(36)}`
       yield* sql.unsafe(`create table ${table} (a int); insert into ${table} values (1)`)
       const run = poolQuery<Record<string, number>>(db, `probe_${table}`, `select * from ${table}`, [])

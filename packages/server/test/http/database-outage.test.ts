@@ -3,6 +3,7 @@ import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Duration, Effect, Fiber, Layer, Logger, LogLevel } from "effect"
 import { WorkersLive } from "../../src/app.js"
+import { API_BOUNDS } from "../../src/db/statement-bounds.js"
 import { HttpAppLive } from "../../src/server.js"
 import { createKey, type Reply, request, signup } from "../auth/support.js"
 import { inboundText, signedBody } from "../fixtures/meta/inbound.js"
@@ -166,6 +167,38 @@ layer(OutageServer, { timeout: 120_000, excludeTestServices: true })("the databa
       expect(linesBetween(before).filter((l) => l.message.startsWith("readiness check failed"))).toHaveLength(1)
       proxy.restore()
       expect(yield* readyAgainAfter).toBeLessThan(1_000)
+      expect(uncaught).toEqual([])
+    }))
+
+  it.scoped("a network partition (connections open, no byte passes): requests answer 503 within the statement bound, readyz 503, nothing uncaught; after it heals the next requests answer 200", () =>
+    Effect.gen(function*() {
+      const proxy = yield* databaseProxy
+      const dev = yield* signup("partition")
+      const { key } = yield* createKey(dev)
+      expect((yield* request("GET", "/platform/v1/channels", { key })).status).toBe(200)
+      // A statement unanswered for queryMs fails; a checkout waits at most connectMs for a connection first.
+      const bound = API_BOUNDS.queryMs + API_BOUNDS.connectMs + 1_500
+      const timed = <A, R>(effect: Effect.Effect<A, never, R>) =>
+        Effect.map(Effect.timed(effect), ([took, reply]) => ({ reply, ms: Duration.toMillis(took) }))
+      const before = lines.length
+      proxy.stall()
+      // Live connections frozen mid-conversation, then new ones accepted and never answered.
+      for (const path of ["/platform/v1/conversations", "/platform/v1/contacts"]) {
+        const answers = yield* Effect.all([
+          timed(request("GET", path, { key })),
+          timed(request("GET", "/platform/v1/messages", { key }))
+        ], { concurrency: "unbounded" })
+        for (const { ms, reply } of answers) {
+          expectDatabaseUnavailable(reply)
+          expect(ms).toBeLessThan(bound)
+        }
+      }
+      expect((yield* readyz).status).toBe(503)
+      expect(linesBetween(before).filter((l) => l.level === "ERROR" || l.level === "FATAL")).toEqual([])
+      proxy.restore()
+      expect(yield* readyAgainAfter).toBeLessThan(1_000)
+      expect((yield* request("GET", "/platform/v1/channels", { key })).status).toBe(200)
+      expect((yield* request("GET", "/platform/v1/messages", { key })).status).toBe(200)
       expect(uncaught).toEqual([])
     }))
 
