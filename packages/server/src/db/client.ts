@@ -2,6 +2,7 @@ import { Migrator, SqlClient, SqlError } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { Context, Duration, Effect, Layer, Option, Redacted, type Scope } from "effect"
 import { AppConfig } from "../config.js"
+import { countAnswers } from "./answers.js"
 import { isLostConnection } from "./connection-fault.js"
 import { lockDataDir } from "./data-dir-lock.js"
 import { migrations } from "./migrations/index.js"
@@ -191,6 +192,7 @@ export const scopedPool = (
           options: Object.entries(options.settings).map(([k, v]) => `-c ${k}=${v}`).join(" ")
         })
         pool.on("error", () => {})
+        countAnswers(pool)
         return pool
       }),
       endPool
@@ -224,6 +226,7 @@ export const pgLayer = (connection: Connection, maxConnections = 10, bounds: Sta
           const config = poolConfig(connection, maxConnections, bounds)
           const pool = new pg.Pool(config)
           pool.on("error", () => {})
+          countAnswers(pool)
           try {
             const { rows } = await pool.query<{ version: string }>("select version() as version")
             return { pool, config, embedded: /PGlite/i.test(rows[0]?.version ?? "") }

@@ -1,5 +1,6 @@
 import { Cause, Effect } from "effect"
 import { connectionFaultMessage, isConnectionFault } from "../db/connection-fault.js"
+import { requestLost } from "./lost-requests.js"
 
 /**
  * Seconds a client is asked to wait (Retry-After) after a request failed because the
@@ -31,17 +32,15 @@ export const databaseUnavailableBody = (requestId: string) => ({
 /**
  * The answer to a request whose handler died of `defect`, logged. A statement that
  * failed because the database connection was lost or refused is weather (DESIGN §9):
- * 503 `database_unavailable` with Retry-After, and a warning line without a stack
- * trace. Anything else is a bug: 500 `internal_error`, and its cause logged as an
+ * 503 `database_unavailable` with Retry-After, and one warning per outage without a
+ * stack trace (see lost-requests.ts). Anything else is a bug: 500 `internal_error`, and its cause logged as an
  * error. Neither body says anything of the internals.
  */
 export const defectAnswer = (defect: unknown, requestId: string): Effect.Effect<DefectAnswer> => {
   const cause = Cause.die(defect)
   return isConnectionFault(defect)
     ? Effect.as(
-      Effect.logWarning("request failed: the database is unreachable").pipe(
-        Effect.annotateLogs("error", connectionFaultMessage(cause) ?? "connection lost")
-      ),
+      requestLost(connectionFaultMessage(cause) ?? "connection lost"),
       {
         status: 503,
         body: databaseUnavailableBody(requestId),

@@ -4,6 +4,7 @@ import { Effect, LogLevel } from "effect"
 import { randomUUID } from "node:crypto"
 import { observeRequest } from "../telemetry/http-requests.js"
 import { defectAnswer } from "./defect-answer.js"
+import { requestsSettled } from "./lost-requests.js"
 import { responseHeaders } from "./response-headers.js"
 
 const VALID_ID = /^[A-Za-z0-9._:-]{1,128}$/
@@ -66,7 +67,7 @@ export const RequestContextMiddleware = HttpApiBuilder.middleware((app) =>
         observeRequest(request.method, request.url, response.status, started)
         const headed = HttpServerResponse.setHeaders(response, headers)
         return Effect.as(
-          accessLog(request.method, request.url, requestId, response.status, started),
+          Effect.zipRight(requestsSettled, accessLog(request.method, request.url, requestId, response.status, started)),
           headed
         )
       }),

@@ -140,6 +140,14 @@ layer(OutageServer, { timeout: 120_000, excludeTestServices: true })("the databa
         // Readiness says when it changes, not at every probe.
         expect(linesBetween(before).filter((l) => l.message.startsWith("readiness check failed"))).toHaveLength(1)
         expect(linesBetween(restoredAt).filter((l) => l.message === "readiness check passes again")).toHaveLength(1)
+        // The requests' outage is one line too, not a warning per failed request, and its summary counts them.
+        expect(linesBetween(before).filter((l) => l.message.startsWith("request failed"))).toEqual([])
+        expect(linesBetween(before, restoredAt).filter((l) => l.message.includes("requests answer 503"))
+          .map((l) => [l.level, l.message, String(l.annotations.error) !== ""])).toEqual([
+            ["WARN", "database unreachable: requests answer 503 until it is back", true]
+          ])
+        expect(linesBetween(restoredAt).filter((l) => l.message.startsWith("database answering requests again")).map((l) => l.message))
+          .toEqual([expect.stringMatching(/^database answering requests again after \d+(\.\d)? s; 5 requests answered 503$/)])
         // ... and once it could reach the database again, how long it was gone and how many attempts failed.
         const summaries = yield* eventually(Effect.sync(() => {
           const found = linesBetween(restoredAt).filter((l) => l.message.startsWith("database reachable again after "))
@@ -195,10 +203,13 @@ layer(OutageServer, { timeout: 120_000, excludeTestServices: true })("the databa
       }
       expect((yield* readyz).status).toBe(503)
       expect(linesBetween(before).filter((l) => l.level === "ERROR" || l.level === "FATAL")).toEqual([])
+      expect(linesBetween(before).filter((l) => l.message.includes("requests answer 503"))).toHaveLength(1)
       proxy.restore()
       expect(yield* readyAgainAfter).toBeLessThan(1_000)
       expect((yield* request("GET", "/platform/v1/channels", { key })).status).toBe(200)
       expect((yield* request("GET", "/platform/v1/messages", { key })).status).toBe(200)
+      expect(linesBetween(before).filter((l) => l.message.startsWith("database answering requests again")).map((l) => l.message))
+        .toEqual([expect.stringMatching(/ s; 4 requests answered 503$/)])
       expect(uncaught).toEqual([])
     }))
 
