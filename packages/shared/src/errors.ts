@@ -22,7 +22,8 @@ export const ErrorCodes = {
   idempotency_key_reused: 422,
   not_implemented: 501,
   upstream_error: 502,
-  outcome_pending: 503
+  outcome_pending: 503,
+  database_unavailable: 503
 } as const
 export type ErrorCode = keyof typeof ErrorCodes
 
@@ -114,6 +115,24 @@ export class SendOutcomePending extends Schema.TaggedError<SendOutcomePending>()
   coded("outcome_pending")
 ) {
   static readonly code = "outcome_pending"
+}
+
+/** Seconds a 503 `database_unavailable` asks the client to wait (its `Retry-After`). */
+export const DATABASE_RETRY_AFTER_SECONDS = 2
+
+/**
+ * 503 of any route: the server could not reach its database (a restart, a failover, a
+ * network partition). Nothing was done; retry after `Retry-After` seconds.
+ */
+export class DatabaseUnavailable extends Schema.TaggedError<DatabaseUnavailable>()(
+  "DatabaseUnavailable",
+  {
+    message: message(`The database is unreachable; retry after ${DATABASE_RETRY_AFTER_SECONDS} seconds`),
+    request_id: Schema.String
+  },
+  coded("database_unavailable")
+) {
+  static readonly code = "database_unavailable"
 }
 
 export class NoRecipients extends Schema.TaggedError<NoRecipients>()(
@@ -413,7 +432,8 @@ export const ErrorClasses = [
   RateLimited,
   TemplateQuotaExceeded,
   SendUpstreamError,
-  SendOutcomePending
+  SendOutcomePending,
+  DatabaseUnavailable
 ] as const
 
 export type PlatformError = InstanceType<(typeof ErrorClasses)[number]>

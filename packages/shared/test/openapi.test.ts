@@ -147,6 +147,24 @@ describe("the OpenAPI document", () => {
     expect(find("GET /platform/dashboard/me").responses["200"]!.headers).toBeUndefined()
   })
 
+  it("declares 503 database_unavailable with Retry-After on every operation but the probes, and 503 outcome_pending on the send", () => {
+    const schemaOf = (op: Operation, status: string) =>
+      JSON.stringify((op.responses[status]?.content as { "application/json"?: unknown } | undefined)?.["application/json"]) ?? ""
+    const probes = ["GET /healthz", "GET /readyz"]
+    for (const { key, op } of operations.filter((o) => !probes.includes(o.key))) {
+      expect(schemaOf(op, "503"), key).toContain("#/components/schemas/DatabaseUnavailableBody")
+      expect(Object.keys(op.responses["503"]!.headers ?? {}), key).toContain("Retry-After")
+      expect(op.responses["503"]!.description, key).toMatch(/database_unavailable/)
+    }
+    expect(operations.filter((o) => schemaOf(o.op, "503").includes("SendOutcomePendingBody")).map((o) => o.key))
+      .toEqual(["POST /platform/v1/messages"])
+    expect(find("GET /healthz").responses["503"]).toBeUndefined()
+    expect(schemaOf(find("GET /readyz"), "503")).not.toContain("DatabaseUnavailableBody")
+    expect(doc.components.schemas.DatabaseUnavailableBody).toMatchObject({
+      properties: { detail: { required: ["code", "message", "request_id"], properties: { code: { enum: ["database_unavailable"] } } } }
+    })
+  })
+
   it("says what each error status means instead of a bare 'Error'", () => {
     const descriptions = operations.flatMap(({ op }) => Object.values(op.responses).map((r) => r.description))
     expect(descriptions).not.toContain("Error")

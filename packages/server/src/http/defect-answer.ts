@@ -1,12 +1,7 @@
-import { Cause, Effect } from "effect"
+import { DATABASE_RETRY_AFTER_SECONDS, DatabaseUnavailable, wire } from "@platform/shared"
+import { Cause, Effect, Schema } from "effect"
 import { connectionFaultMessage, isConnectionFault } from "../db/connection-fault.js"
 import { requestLost } from "./lost-requests.js"
-
-/**
- * Seconds a client is asked to wait (Retry-After) after a request failed because the
- * database was unreachable: a PostgreSQL restart or a managed failover takes a few.
- */
-export const DATABASE_RETRY_AFTER_SECONDS = 2
 
 /** What a request that died answers: status, JSON body and headers of its own. */
 export interface DefectAnswer {
@@ -20,14 +15,13 @@ export const internalErrorBody = (requestId: string) => ({
   detail: { code: "internal_error", message: "Internal server error", request_id: requestId }
 })
 
-/** The body of a 503 for a database that could not be reached: the request id and nothing of the internals. */
-export const databaseUnavailableBody = (requestId: string) => ({
-  detail: {
-    code: "database_unavailable",
-    message: `The database is unreachable; retry after ${DATABASE_RETRY_AFTER_SECONDS} seconds`,
-    request_id: requestId
-  }
-})
+/**
+ * The body of a 503 for a database that could not be reached, as the contract declares
+ * it on every route: the request id and nothing of the internals. A PostgreSQL restart
+ * or a managed failover takes a few seconds (DATABASE_RETRY_AFTER_SECONDS).
+ */
+export const databaseUnavailableBody = (requestId: string) =>
+  Schema.encodeSync(wire(DatabaseUnavailable))(new DatabaseUnavailable({ request_id: requestId }))
 
 /**
  * The answer to a request whose handler died of `defect`, logged. A statement that

@@ -8,6 +8,12 @@ type Json = Record<string, any>
 const DECODE_ERROR = "#/components/schemas/HttpApiDecodeError"
 /** The cross-origin 403: only a request with the dashboard cookie can get it. */
 const CSRF = "#/components/schemas/CsrfRejectedBody"
+/** The 503 of an unreachable database, which the contract declares on every operation (platform-api.ts). */
+const DATABASE_UNAVAILABLE = "#/components/schemas/DatabaseUnavailableBody"
+/** The 503 of a send whose outcome waits for the database (POST /messages). */
+const OUTCOME_PENDING = "#/components/schemas/SendOutcomePendingBody"
+/** Probes that never reach the database through a request's statements: `/healthz` none, `/readyz` its own 503. */
+const PROBES: ReadonlySet<string> = new Set(["GET /healthz", "GET /readyz"])
 
 /** How HttpApi describes its 400 `HttpApiDecodeError`, which this API never answers. */
 const DECODE_DESCRIPTION = "The request did not match the expected schema"
@@ -23,7 +29,8 @@ const ERROR_DESCRIPTIONS: Readonly<Record<string, string>> = {
   "429": "Too many requests: the key's rate limit (retry after Retry-After seconds) or the monthly template quota",
   "501": "Not implemented: the upstream manages this operation elsewhere (display-name submit)",
   "502": "The upstream (Meta's Graph API) failed; the body says how",
-  "503": "Not ready"
+  "503": "Service unavailable: the database is unreachable (database_unavailable: nothing was done) or, on a send, " +
+    "outcome_pending (the upstream accepted the message; it is recorded when the database returns); retry after Retry-After seconds"
 }
 
 /** X-RateLimit-* go on every response to an API key (DESIGN §5); a 429 adds Retry-After. */
@@ -31,7 +38,7 @@ const HEADERS: Readonly<Record<string, string>> = {
   "X-RateLimit-Limit": "Requests the key may make per 60-second window (on every response to an API key)",
   "X-RateLimit-Remaining": "Requests left in the current window",
   "X-RateLimit-Reset": "Unix epoch seconds when the window resets",
-  "Retry-After": "Seconds to wait before retrying (the rate limit's 429 only)"
+  "Retry-After": "Seconds to wait before retrying (a 429 of the rate limit, a 503)"
 }
 const headerRefs = (names: ReadonlyArray<string>) =>
   Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]))
@@ -40,6 +47,10 @@ const RETRY_AFTER = headerRefs(["Retry-After"])
 
 /** `/a/{b}` of OpenAPI back to the `/a/:b` of the HttpApi. */
 const routePath = (path: string) => path.replace(/\{(\w+)\}/g, ":$1")
+
+/** Whether a response schema is, or has the member, `ref`. */
+const mentions = (schema: Json | undefined, ref: string): boolean =>
+  schema !== undefined && (schema.$ref === ref || (Array.isArray(schema.anyOf) && schema.anyOf.some((m: Json) => m.$ref === ref)))
 
 /** A response schema without the member `ref`; undefined when nothing else is left. */
 const without = (schema: Json, ref: string): Json | undefined => {
@@ -81,6 +92,8 @@ const pruneComponents = (spec: Json) => {
  * - error responses left as "Error" say what the status means here;
  * - the routes outside the contract (/webhook/incoming, the media download links) are
  *   added (openapi-front-routes.ts), so the document describes every route served.
+ * - every operation but the probes declares the 503 `database_unavailable` (and a send
+ *   its 503 `outcome_pending`) with Retry-After.
  */
 export const documentContract = (spec: Json, routes: ReadonlyArray<RouteSecurity>): Json => {
   const doc = structuredClone(spec)
@@ -88,15 +101,17 @@ export const documentContract = (spec: Json, routes: ReadonlyArray<RouteSecurity
   for (const [path, operations] of Object.entries<Json>(doc.paths)) {
     for (const [method, op] of Object.entries<Json>(operations)) {
       const route = security.get(routeKey(method.toUpperCase(), routePath(path)))
+      const probe = PROBES.has(routeKey(method.toUpperCase(), path))
       for (const [status, response] of Object.entries<Json>(op.responses)) {
         const media = response.content?.["application/json"]
         if (media !== undefined) {
           const schema = without(media.schema, DECODE_ERROR)
-          if (schema === undefined) {
+          const kept = schema !== undefined && probe ? without(schema, DATABASE_UNAVAILABLE) : schema
+          if (kept === undefined) {
             delete op.responses[status]
             continue
           }
-          media.schema = route !== undefined && !route.cookie ? without(schema, CSRF) ?? schema : schema
+          media.schema = route !== undefined && !route.cookie ? without(kept, CSRF) ?? kept : kept
         }
         // A 400 that also carried the (removed) decode error kept that error's description.
         const generic = response.description === "Error" || response.description === DECODE_DESCRIPTION
@@ -106,6 +121,10 @@ export const documentContract = (spec: Json, routes: ReadonlyArray<RouteSecurity
         // Rate limiting runs once the key is known: a 401 has no X-RateLimit-* headers.
         if (route !== undefined && status !== "401") {
           response.headers = { ...response.headers, ...RATE_LIMIT_HEADERS, ...(status === "429" ? RETRY_AFTER : {}) }
+        }
+        const retry = media?.schema
+        if (status === "503" && (mentions(retry, DATABASE_UNAVAILABLE) || mentions(retry, OUTCOME_PENDING))) {
+          response.headers = { ...response.headers, ...RETRY_AFTER }
         }
       }
       if (route !== undefined && route.scope !== null) {

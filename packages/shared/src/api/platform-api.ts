@@ -1,4 +1,5 @@
 import { HttpApi, OpenApi } from "@effect/platform"
+import { DatabaseUnavailable, wire } from "../errors.js"
 import { BroadcastsGroup } from "./broadcasts.js"
 import { ChannelsGroup } from "./channels.js"
 import { ContactsGroup } from "./contacts.js"
@@ -37,6 +38,8 @@ const contract = HttpApi.make("platform")
   .add(DashboardApiKeysGroup)
   .add(DashboardTeamGroup)
   .add(DashboardChannelsGroup)
+  // Any route that reaches the database may find it unreachable (DESIGN §9).
+  .addError(wire(DatabaseUnavailable))
 
 /**
  * The whole HTTP contract of the platform. The server implements it, the
