@@ -31,6 +31,7 @@ import { MessagesLive } from "./messages/messages-http.js"
 import { TemplatesLive } from "./templates/templates-http.js"
 import { RequestContextMiddleware, requestsInFlight } from "./http/request-context.js"
 import { ValidationMiddleware } from "./http/validation.js"
+import { workerOnlyRoute } from "./http/worker-routes.js"
 import { DeliveriesLive } from "./webhooks/deliveries-http.js"
 import { MetricsRoute } from "./telemetry/metrics-endpoint.js"
 import { MetricsScrape } from "./telemetry/scrape.js"
@@ -99,7 +100,11 @@ const drain = (server: Server, draining: Draining, shutdown: Shutdown) =>
       : Effect.logWarning(`http server drained: ${cut} requests still running at the deadline had their connections closed`)
   })
 
-/** Serves the HTTP surface on HOST:PORT, logging the address once listening; drains on shutdown. */
+/**
+ * Serves the HTTP surface on HOST:PORT, logging the address once listening; drains on
+ * shutdown. A `ROLE=worker` process answers only its probes and /metrics there (see
+ * `workerOnlyRoute`).
+ */
 export const HttpLive = Layer.unwrapEffect(Effect.gen(function*() {
   const config = yield* AppConfig
   const server = createServer()
@@ -115,7 +120,7 @@ export const HttpLive = Layer.unwrapEffect(Effect.gen(function*() {
       Layer.provide(HttpAppLive),
       HttpServer.withLogAddress
     )),
-    Layer.provide(nodeServerLayer({ port: config.port, host: config.host }, () => server)),
+    Layer.provide(nodeServerLayer({ port: config.port, host: config.host }, () => server, config.runsApi ? [] : [workerOnlyRoute])),
     Layer.provide(Draining.Default),
     Layer.provide(Readiness.Default),
     Layer.provide(Shutdown.Default)

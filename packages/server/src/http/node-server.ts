@@ -6,17 +6,22 @@ import { FrontRoutes, type NodeRoute } from "./front-route.js"
 
 /**
  * The node server (production and tests build it the same way): every request is
- * offered to the front routes first, then to the Effect app that `serve` attaches.
+ * offered to the front routes first (`first` before those added later), then to the
+ * Effect app that `serve` attaches.
  *
  * The server listens before the app is attached (the app's layers are built after
  * the listener's). A request arriving in between had no one to answer it and hung
  * until its client gave up (a health check or a client retrying during a start
  * waited forever); it is held now and handed to the app once attached.
  */
-export const nodeServerLayer = (options: ListenOptions, make: () => Server = createServer) =>
+export const nodeServerLayer = (
+  options: ListenOptions,
+  make: () => Server = createServer,
+  first: ReadonlyArray<NodeRoute> = []
+) =>
   Layer.unwrapEffect(Effect.sync(() => {
     const server = make()
-    const routes: Array<NodeRoute> = []
+    const routes: Array<NodeRoute> = [...first]
     let early: Array<readonly [IncomingMessage, ServerResponse]> | undefined = []
     server.on("newListener", (event: string | symbol) => {
       if (event !== "request" || early === undefined) return
