@@ -147,6 +147,9 @@ export const lastInboundMessage = (sql: SqlClient.SqlClient, channel: UsableChan
  * `sentAt` is when the upstream accepted it, given when the record is written
  * later than that (held through a database outage): the message's created_at
  * and its event's occurred_at say when it was sent, not when it was written.
+ * `traceParent` (the request's span) is stored with its events, as an inbound POST's
+ * is, so that their delivery attempts link to it. Answers the events it wrote by type
+ * (the sent one and those of parked statuses), for the metrics.
  * A SqlError is the caller's to handle (the upstream has already sent it).
  */
 export const recordSent = (
@@ -157,7 +160,8 @@ export const recordSent = (
   upstreamId: string | null,
   kept: Kept | null,
   owner: SendOwner,
-  sentAt?: Date
+  sentAt: Date | undefined,
+  traceParent: string | null
 ) => {
   const eventId = newEventId()
   const now = (sentAt ?? new Date()).toISOString()
@@ -177,7 +181,7 @@ export const recordSent = (
   const text = textOf(body)
   const mediaId = mediaIdOf(body)
   const rank = statusRankSql("p.status")
-  return sql<{ id: number; conversation_id: number }>`
+  return sql<{ id: number; conversation_id: number; event_types: Record<string, number> | null }>`
     with contact as (${contact}),
     parked as (
       delete from parked_statuses p
@@ -218,9 +222,10 @@ export const recordSent = (
       returning id, conversation_id
     ),
     evt as (
-      insert into events (event_id, developer_account_id, platform_channel_id, event_type, conversation_peer, envelope, occurred_at)
+      insert into events (event_id, developer_account_id, platform_channel_id, event_type, conversation_peer, envelope, occurred_at,
+        trace_parent)
       select e.event_id, p.account_id, p.channel_id, e.event_type, p.peer, ${sql.unsafe(SENT_EVENT_ENVELOPE)},
-        ${now}::timestamptz
+        ${now}::timestamptz, ${traceParent}::text
       from msg, (
         select 0 as g, 0::bigint as id, ${eventId}::text as event_id, 'message.sent'::text as event_type, 'sent'::text as status,
           null::json as error
@@ -233,6 +238,7 @@ export const recordSent = (
           ${upstreamId}::text as meta_message_id
       ) p
       order by e.g, e.id
+      returning event_type
     ),
     kept as (
       update idempotency_keys set status = 'completed', response_status = 200, response_body = ${kept?.body ?? null}
@@ -240,7 +246,9 @@ export const recordSent = (
       returning 1
     ),
     recipient as (${owner.source === "broadcast" ? owner.outcome.sent(upstreamId) : sql`select 1`})
-    select msg.id, msg.conversation_id from msg`
+    select msg.id, msg.conversation_id,
+      (select json_object_agg(event_type, n) from (select event_type, count(*)::int as n from evt group by event_type) t) as event_types
+    from msg`
 }
 
 /*

@@ -34,6 +34,7 @@ import {
 import { checkTemplateParameters } from "../templates/template-parameters.js"
 import { Usage } from "../accounts/usage.js"
 import { countEvents, countRateLimited } from "../telemetry/metrics.js"
+import { currentTraceParent } from "../telemetry/tracing.js"
 
 /** A response stored under the Idempotency-Key earlier, to be replayed verbatim. */
 export interface Replayed {
@@ -268,9 +269,10 @@ export class Messages extends Effect.Service<Messages>()("@platform/server/Messa
           }
           const peer = peerOf(channel, body.to, sent.recipient_id)
           const write = (at: Date | undefined) =>
-            recordSent(sql, channel, body, peer, sent.message_id, kept, owner, at).pipe(
+            Effect.flatMap(currentTraceParent, (traceParent) =>
+              recordSent(sql, channel, body, peer, sent.message_id, kept, owner, at, traceParent)).pipe(
+              Effect.tap((rows) => Effect.sync(() => countEvents(rows[0]?.event_types))),
               Effect.asVoid,
-              Effect.tap(() => Effect.sync(() => countEvents("message.sent"))),
               Effect.catchIf(alreadyRecorded, () => Effect.void),
               Effect.zipRight(announce)
             )

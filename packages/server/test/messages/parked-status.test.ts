@@ -6,6 +6,7 @@ import { inboundText, signedBody, statusCallback, wamid } from "../fixtures/meta
 import { ENVELOPE_KEYS, formOf, MESSAGE_DATA_KEYS } from "../support/envelope-form.js"
 import { graphDeveloper, graphMock, GRAPH_LINE, once } from "../support/graph-mock.js"
 import { baseUrl } from "../support/server.js"
+import { eventsWritten } from "../../src/telemetry/metrics.js"
 import { MessagingTestServer, send, sql } from "./support.js"
 
 // Only Graph traffic is mocked; the test's own requests to the loopback server pass through.
@@ -52,9 +53,19 @@ layer(MessagingTestServer({ UPSTREAM: "meta", META_GRAPH_URL: GRAPH, META_GRAPH_
           answers.push((await post(base, statusCallback(GRAPH_LINE, mid, status, peer))).status)
         }
       })
+      const written = Effect.promise(async () => {
+        const { values } = await eventsWritten.get()
+        return Object.fromEntries(["message.sent", "message.delivered", "message.read"].map((type) =>
+          [type, values.find((v) => v.labels.event_type === type)?.value ?? 0]))
+      })
+      const before = yield* written
       const reply = yield* send(s.key, { channel_id: s.chat, to: peer, type: "text", text: "fast" })
       expect(reply.status, reply.text).toBe(200)
       expect(answers).toEqual([200, 200, 200, 200])
+      // The events the record wrote for the parked statuses are counted with its message.sent.
+      const after = yield* written
+      expect(Object.fromEntries(Object.entries(after).map(([type, n]) => [type, n - before[type]!])))
+        .toEqual({ "message.sent": 1, "message.delivered": 1, "message.read": 1 })
       const [m] = yield* q<{ status: string }>`select status from messages where meta_message_id = ${mid}`
       expect(m!.status).toBe("read")
       const events = yield* eventsFor(s.dev.accountId, mid)

@@ -81,6 +81,14 @@ layer(TracedServer, { timeout: 120_000, excludeTestServices: true })("traces", (
       const access = lines.find((l) => l.message === "request" && l.annotations["request_id"] === "trace-send-1")
       expect(access?.annotations["trace_id"]).toBe(ids(server).traceId)
       expect(access?.annotations["span_id"]).toBe(ids(server).spanId)
+
+      // Its message.sent event is stored with the request's trace (its span or one below it), as an inbound POST's events are.
+      const [event] = yield* rows((sql) => sql<{ trace_parent: string | null }>`
+        select trace_parent from events where developer_account_id = ${t.dev.accountId} and event_type = 'message.sent'`)
+      const [, traceId, spanId] = /^00-([0-9a-f]{32})-([0-9a-f]{16})-01$/.exec(event?.trace_parent ?? "") ?? []
+      expect(traceId).toBe(ids(server).traceId)
+      const stored = spans().find((s) => ids(s).spanId === spanId)
+      expect(stored === server || descendsFrom(stored!, server)).toBe(true)
     }))
 
   it.scoped("an inbound webhook's span is stored with its events and linked from their delivery attempts and its raw forward", () =>
