@@ -67,7 +67,7 @@ const READ_TIMEOUT = "Query read timeout"
  * still away).
  */
 export class BoundedClient extends pgModule.Client {
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- pg.Client.query has a dozen overloads
+  // Any: pg.Client.query has a dozen overloads, and each is passed through as it is.
   override query(...args: Array<any>): any {
     const last = args.length - 1
     const callback = args[last]
