@@ -48,14 +48,14 @@ export const frontRouteSchemas: Json = {
   },
   InvalidBodyBody: coded("invalid_body"),
   ForbiddenBody: coded("forbidden"),
-  PayloadTooLargeBody: coded("payload_too_large", { max_bytes: { type: "integer" } }),
-  DatabaseUnavailableBody: coded("database_unavailable", { request_id: { type: "string" } })
+  PayloadTooLargeBody: coded("payload_too_large", { max_bytes: { type: "integer" } })
+  // DatabaseUnavailableBody is the contract's own (errors.ts), declared on every operation.
 }
 
 const RETRY_AFTER = { "Retry-After": { $ref: "#/components/headers/Retry-After" } }
 
 const databaseUnavailable: Json = {
-  description: "The database is unreachable; the upstream retries the POST",
+  description: "The database is unreachable (database_unavailable); the upstream retries the POST",
   headers: RETRY_AFTER,
   ...json(schema("DatabaseUnavailableBody"))
 }
@@ -136,7 +136,12 @@ const download: Json = {
     "400": { description: "The channel is not a chat channel", ...json(schema("ChatOnlyBody")) },
     "404": { description: "The link is invalid or has expired, or the media is gone", ...json(schema("NotFoundBody")) },
     "422": { description: "The channel cannot be used", ...json(oneOf("ChannelUnusableBody", "ValidationFailedBody")) },
-    "502": { description: "The upstream failed; the body says how", ...json(schema("SendUpstreamErrorBody")) }
+    "502": { description: "The upstream failed; the body says how", ...json(schema("SendUpstreamErrorBody")) },
+    "503": {
+      description: "The database is unreachable (database_unavailable: the channel could not be read); retry after Retry-After",
+      headers: RETRY_AFTER,
+      ...json(schema("DatabaseUnavailableBody"))
+    }
   }
 }
 
