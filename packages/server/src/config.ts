@@ -49,7 +49,8 @@ const raw = Config.all({
   metricsPort: optionalString("METRICS_PORT"),
   metricsHost: Config.string("METRICS_HOST").pipe(Config.withDefault("127.0.0.1")),
   otlpEndpoint: optionalString("OTEL_EXPORTER_OTLP_ENDPOINT"),
-  otelServiceName: Config.string("OTEL_SERVICE_NAME").pipe(Config.withDefault("platform-server"))
+  otelServiceName: Config.string("OTEL_SERVICE_NAME").pipe(Config.withDefault("platform-server")),
+  dashboardDir: optionalString("DASHBOARD_DIR")
 })
 
 /** The conventional port of a Prometheus exporter (OpenTelemetry's too), on loopback unless METRICS_HOST says otherwise. */

@@ -11,6 +11,7 @@ import { SandboxRoutesLive } from "./upstream/live.js"
 import { BodyLimitMiddleware } from "./http/body-limit.js"
 import { BroadcastsLive } from "./broadcasts/broadcasts-http.js"
 import { ChannelsLive } from "./channels/channels-http.js"
+import { ConsoleRoutes } from "./console/console-routes.js"
 import { ContactsLive } from "./contacts/contacts-http.js"
 import { ConversationsLive } from "./conversations/conversations-http.js"
 import { DashboardAccountLive } from "./accounts/account-http.js"
@@ -71,7 +72,8 @@ export const HttpAppLive = Layer.mergeAll(
   InboundLive,
   MediaDownloadRoute,
   SandboxRoutesLive,
-  MetricsRoute
+  MetricsRoute,
+  ConsoleRoutes
 ).pipe(
   Layer.provide(MetricsScrape.Default),
   Layer.provideMerge(ApiLive),
