@@ -46,15 +46,15 @@ const call = async (url: string, method: string, body: unknown, cookie?: string)
  * embedded or real Postgres per `DATABASE_URL`, sandbox upstream pointed at itself,
  * loopback webhook targets allowed) together with the delivery workers, signs up a
  * developer through the dashboard, creates an API key with every scope and connects
- * a sandbox chat channel.
+ * a sandbox chat channel. `config` adds server settings (the console's tests give DASHBOARD_DIR).
  */
-export const startRealServer = async (): Promise<RealServer> => {
+export const startRealServer = async (config: Record<string, string> = {}): Promise<RealServer> => {
   const mod = (await import(/* @vite-ignore */ serverSupport)) as {
     TestServer: (config?: Record<string, string>) => Layer.Layer<any, unknown, never>
     baseUrl: Effect.Effect<string, never, any>
   }
   const workers = (await import(/* @vite-ignore */ workersModule)) as { DeliveryWorkersLive: Layer.Layer<never, unknown, any> }
-  const layer = workers.DeliveryWorkersLive.pipe(Layer.provideMerge(mod.TestServer({ UNSAFE_ALLOW_LOCAL_TARGETS: "true" })))
+  const layer = workers.DeliveryWorkersLive.pipe(Layer.provideMerge(mod.TestServer({ UNSAFE_ALLOW_LOCAL_TARGETS: "true", ...config })))
   const runtime = ManagedRuntime.make(layer as Layer.Layer<any, unknown, never>)
   try {
     const baseUrl = await runtime.runPromise(mod.baseUrl as Effect.Effect<string, never, any>)

@@ -1,0 +1,53 @@
+import { ApiError, apiErrorOf } from "./api-error"
+
+/** Query parameters: unset values are left out. */
+export type Query = Readonly<Record<string, string | number | boolean | undefined | null>>
+
+export const withQuery = (path: string, query: Query = {}): string => {
+  const params = new URLSearchParams()
+  for (const [key, value] of Object.entries(query)) if (value !== undefined && value !== null && value !== "") params.set(key, String(value))
+  const text = params.toString()
+  return text === "" ? path : `${path}?${text}`
+}
+
+/** Called when a request answers 401: the session ended (logged out elsewhere, expired). */
+let onUnauthorized: () => void = () => {}
+export const setUnauthorizedHandler = (handler: () => void) => {
+  onUnauthorized = handler
+}
+
+/**
+ * One request to this origin's API with the session cookie. Same origin, so the
+ * browser sends `Origin` and `Sec-Fetch-Site: same-origin`, which the CSRF rule wants.
+ */
+export const request = async <A>(method: string, path: string, body?: unknown, query?: Query): Promise<A> => {
+  let response: Response
+  try {
+    response = await fetch(withQuery(path, query), {
+      method,
+      credentials: "same-origin",
+      headers: { accept: "application/json", ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) })
+    })
+  } catch {
+    throw new ApiError(0, "The server could not be reached. Is it running?", undefined, "network", undefined)
+  }
+  const text = await response.text()
+  let parsed: unknown = undefined
+  try {
+    parsed = text === "" ? undefined : JSON.parse(text)
+  } catch {
+    parsed = text
+  }
+  if (!response.ok) {
+    const error = apiErrorOf(response.status, parsed)
+    if (response.status === 401 && !path.endsWith("/login")) onUnauthorized()
+    throw error
+  }
+  return parsed as A
+}
+
+export const get = <A>(path: string, query?: Query) => request<A>("GET", path, undefined, query)
+export const post = <A>(path: string, body?: unknown, query?: Query) => request<A>("POST", path, body, query)
+export const patch = <A>(path: string, body: unknown) => request<A>("PATCH", path, body)
+export const del = (path: string) => request<void>("DELETE", path)

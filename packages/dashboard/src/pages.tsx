@@ -1,0 +1,29 @@
+import type { ReactNode } from "react"
+import { ApiKeysPage } from "./routes/api-keys/api-keys-page"
+import { ChannelsPage } from "./routes/channels/channels-page"
+import { DeliveriesPage } from "./routes/deliveries/deliveries-page"
+import { DeliveryPage } from "./routes/deliveries/delivery-page"
+import { OverviewPage } from "./routes/overview/overview-page"
+import { SubscriptionsPage } from "./routes/webhooks/subscriptions-page"
+import { Link, type Location } from "./router"
+
+/** The signed-in pages by path (the document title too); a new page is one row here and one in the nav. */
+const PAGES: ReadonlyArray<{ readonly path: RegExp; readonly title: string; readonly render: (l: Location, m: RegExpMatchArray) => ReactNode }> = [
+  { path: /^\/$/, title: "Overview", render: () => <OverviewPage /> },
+  { path: /^\/api-keys$/, title: "API keys", render: () => <ApiKeysPage /> },
+  { path: /^\/channels$/, title: "Channels", render: () => <ChannelsPage /> },
+  { path: /^\/webhooks$/, title: "Webhooks", render: (l) => <SubscriptionsPage location={l} /> },
+  { path: /^\/webhooks\/deliveries$/, title: "Deliveries", render: (l) => <DeliveriesPage location={l} /> },
+  { path: /^\/webhooks\/deliveries\/(\d+)$/, title: "Delivery", render: (_, m) => <DeliveryPage id={m[1]!} /> }
+]
+
+export const pageFor = (location: Location): { title: string; node: ReactNode } => {
+  for (const page of PAGES) {
+    const match = location.path.match(page.path)
+    if (match) return { title: page.title, node: page.render(location, match) }
+  }
+  return {
+    title: "Not found",
+    node: <><h1>Page not found</h1><p>There is no console page at this address. <Link to="/">Go to the overview</Link>.</p></>
+  }
+}
