@@ -19,5 +19,6 @@ export type {
   Scope,
   Signup,
   WebhookSubscription,
-  WebhookSubscriptionCreate
+  WebhookSubscriptionCreate,
+  WebhookSubscriptionWithSecret
 } from "@platform/shared"

@@ -1,14 +1,14 @@
 import { type FormEvent, useState } from "react"
 import type { ApiError } from "../../api/api-error"
 import { get, post } from "../../api/client"
-import type { DashboardChannel, WebhookSubscription, WebhookSubscriptionCreate } from "../../api/types"
+import type { DashboardChannel, WebhookSubscriptionCreate, WebhookSubscriptionWithSecret } from "../../api/types"
 import { EVENT_TYPES } from "../../api/vocabulary"
 import { ErrorBox } from "../../components/error-box"
 import { Field, SelectField } from "../../components/field"
 import { useResource } from "../../use-resource"
 
 /** A new subscription: the target URL, the event types (none ticked: every type but message.received), a channel or all. */
-export const CreateSubscriptionForm = ({ onCreated }: { onCreated: (subscription: WebhookSubscription) => void }) => {
+export const CreateSubscriptionForm = ({ onCreated }: { onCreated: (subscription: WebhookSubscriptionWithSecret) => void }) => {
   const channels = useResource(() => get<ReadonlyArray<DashboardChannel>>("/platform/dashboard/channels"), "channels")
   const [error, setError] = useState<ApiError>()
   const [busy, setBusy] = useState(false)
@@ -26,7 +26,7 @@ export const CreateSubscriptionForm = ({ onCreated }: { onCreated: (subscription
     }
     setBusy(true)
     try {
-      onCreated(await post<WebhookSubscription>("/platform/v1/webhooks/subscriptions", body))
+      onCreated(await post<WebhookSubscriptionWithSecret>("/platform/v1/webhooks/subscriptions", body))
       setError(undefined)
       element.reset()
     } catch (e) {

@@ -1,6 +1,6 @@
 import { useState } from "react"
 import { get } from "../../api/client"
-import type { Page, WebhookSubscription } from "../../api/types"
+import type { Page, WebhookSubscription, WebhookSubscriptionWithSecret } from "../../api/types"
 import { CopyButton } from "../../components/copy-button"
 import { ErrorBox } from "../../components/error-box"
 import { Pager } from "../../components/pager"
@@ -23,12 +23,12 @@ export const SubscriptionsPage = ({ location }: { location: Location }) => {
     () => get<Page<WebhookSubscription>>("/platform/v1/webhooks/subscriptions", { after, before }),
     `${after}|${before}`
   )
-  const [created, setCreated] = useState<WebhookSubscription>()
+  const [created, setCreated] = useState<WebhookSubscriptionWithSecret>()
   return (
     <>
       <h1>Webhooks</h1>
       <p className="muted">Subscriptions receive the account's events, signed with their secret. <Link to="/webhooks/deliveries">See every delivery</Link>.</p>
-      {created?.secret !== undefined ? (
+      {created !== undefined ? (
         <section className="card notice" aria-labelledby="new-secret">
           <h2 id="new-secret">Subscription {created.id} created</h2>
           <p>Its signing secret, shown only this once:</p>
