@@ -62,9 +62,10 @@ const seconds = (since) => `${Math.round((Date.now() - since) / 1000)} s`
 
 /**
  * The build, with progress: turbo's own output (every task's log) is kept and printed only
- * when the build fails; what is shown is one line per package as turbo starts building it
- * (or finds it in its cache), and a line every 20 s while nothing else is said, because a
- * first build on a fresh clone takes minutes and silence looks like a hang.
+ * when the build fails; what is shown is one line per package as turbo finishes building it
+ * (`--log-order=grouped` hands a task's log over when the task ends), and a line every 20 s
+ * while nothing else is said, because a first build on a fresh clone takes minutes and
+ * silence looks like a hang.
  */
 const buildWithProgress = async () => {
   const turbo = join(root, "node_modules", ".bin", process.platform === "win32" ? "turbo.cmd" : "turbo")
@@ -77,16 +78,19 @@ const buildWithProgress = async () => {
     said = Date.now()
     console.log(`npm start: ${line}`)
   }
-  say("building the server and the CLI with turbo (the first build on a fresh clone takes a few minutes; later starts reuse turbo's cache)")
+  say("building the server and the CLI with turbo (5 packages; the first build on a fresh clone takes a few minutes, later starts reuse turbo's cache)")
   const ticker = setInterval(() => {
-    if (Date.now() - said >= 20_000) say(`still building (${seconds(started)} so far; building ${built.join(", ")})`)
+    if (Date.now() - said < 20_000) return
+    const done = built.length + cached.length
+    say(`still building (${seconds(started)} so far; ${done === 0 ? "no package done yet" : `${done} done`})`)
   }, 1_000)
   const code = await run(existsSync(turbo) ? turbo : "turbo", [
     "run",
     "build",
     "--filter=@platform/server",
     "--filter=@platform/cli",
-    "--output-logs=new-only"
+    "--output-logs=new-only",
+    "--log-order=grouped"
   ], (raw) => {
     const line = raw.replace(/\x1b\[[0-9;]*m/g, "")
     log.push(line)
@@ -95,7 +99,7 @@ const buildWithProgress = async () => {
     if (task[2] === "hit") cached.push(task[1])
     else {
       built.push(task[1])
-      say(`building ${task[1]} (${seconds(started)})`)
+      say(`built ${task[1]} (${seconds(started)})`)
     }
   })
   clearInterval(ticker)

@@ -1,4 +1,5 @@
 import { Config, ConfigError, ConfigProvider, Effect, Either, Layer, Option, Redacted } from "effect"
+import { join } from "node:path"
 
 export type Role = "all" | "api" | "worker"
 export type Upstream = "sandbox" | "meta"
@@ -14,7 +15,7 @@ const raw = Config.all({
   host: Config.string("HOST").pipe(Config.withDefault("0.0.0.0")),
   publicUrl: optionalString("PUBLIC_URL"),
   databaseUrl: optionalSecret("DATABASE_URL"),
-  pgliteDir: Config.string("PGLITE_DIR").pipe(Config.withDefault("./.data/pglite")),
+  pgliteDir: optionalString("PGLITE_DIR"),
   pgliteMemory: Config.boolean("PGLITE_MEMORY").pipe(Config.withDefault(false)),
   upstream: Config.literal("sandbox", "meta")("UPSTREAM").pipe(Config.withDefault("sandbox" as const)),
   metaGraphUrl: optionalString("META_GRAPH_URL"),
@@ -26,7 +27,7 @@ const raw = Config.all({
   sessionSecret: optionalSecret("SESSION_SECRET"),
   redisUrl: optionalSecret("REDIS_URL"),
   role: Config.literal("all", "api", "worker")("ROLE").pipe(Config.withDefault("all" as const)),
-  unsafeAllowLocalTargets: Config.boolean("UNSAFE_ALLOW_LOCAL_TARGETS").pipe(Config.withDefault(false)),
+  unsafeAllowLocalTargets: Config.option(Config.boolean("UNSAFE_ALLOW_LOCAL_TARGETS")),
   sandboxCallbackDelayMs: Config.integer("SANDBOX_CALLBACK_DELAY_MS").pipe(Config.withDefault(200)),
   logLevel: Config.literal("trace", "debug", "info", "warning", "error", "fatal", "none")("LOG_LEVEL").pipe(
     Config.withDefault("info" as const)
@@ -80,7 +81,7 @@ export class AppConfig extends Effect.Service<AppConfig>()("@platform/server/App
   effect: Effect.gen(function*() {
     const c = yield* raw
     const production = c.nodeEnv === "production"
-    if (production && c.unsafeAllowLocalTargets) {
+    if (production && Option.getOrElse(c.unsafeAllowLocalTargets, () => false)) {
       return yield* Effect.fail(
         ConfigError.InvalidData(["UNSAFE_ALLOW_LOCAL_TARGETS"], "is refused with NODE_ENV=production")
       )
@@ -100,6 +101,12 @@ export class AppConfig extends Effect.Service<AppConfig>()("@platform/server/App
     return {
       ...c,
       production,
+      // Unset: on with the sandbox outside production, so a receiver on the developer's machine
+      // gets deliveries after a plain `npm start`; off with UPSTREAM=meta or in production.
+      unsafeAllowLocalTargets: Option.getOrElse(c.unsafeAllowLocalTargets, () => c.upstream === "sandbox" && !production),
+      localTargetsByDefault: Option.isNone(c.unsafeAllowLocalTargets) && c.upstream === "sandbox" && !production,
+      // Everything kept locally lives under DATA_DIR unless PGLITE_DIR moves the database.
+      pgliteDir: Option.getOrElse(c.pgliteDir, () => join(c.dataDir, "pglite")),
       publicUrl,
       metaGraphUrl,
       metricsListener: metricsListener.right,

@@ -130,11 +130,19 @@ const channelLine = (c: DashboardChannel) =>
     ? `${c.channel_id} chat (WhatsApp ${c.display_phone_number ?? c.phone_number_id ?? ""})`
     : `${c.channel_id} social (Instagram ${c.username ? `@${c.username}` : c.social_id ?? ""})`
 
+/** Said at start-up when local targets are on by default (AppConfig.localTargetsByDefault). */
+const localTargetsLines = [
+  "Or subscribe a receiver on this machine: with the sandbox upstream outside production,",
+  "webhook targets may be http:// and localhost (UNSAFE_ALLOW_LOCAL_TARGETS=0 refuses them,",
+  "as UPSTREAM=meta and NODE_ENV=production do)."
+]
+
 /** The framed block printed once, on the start that created the demo account. */
 export const renderCreated = (
   outcome: Extract<DemoOutcome, { _tag: "Created" }>,
   publicUrl: string,
-  cli: Option.Option<string> = cliPath()
+  cli: Option.Option<string> = cliPath(),
+  localTargets = false
 ): string => {
   const chatId = Option.map(outcome.chat, (c) => c.channel_id)
   const socialId = Option.map(outcome.social, (c) => c.channel_id)
@@ -173,6 +181,7 @@ export const renderCreated = (
     "",
     "     platform listen --forward-to http://localhost:3000/webhooks",
     "",
+    ...(localTargets ? [...localTargetsLines.map((l) => `     ${l}`), ""] : []),
     "  3. Read the API reference:",
     "",
     `     ${publicUrl}/platform/v1/docs   (OpenAPI 3.1: ${publicUrl}/platform/v1/openapi.json)`
@@ -184,9 +193,10 @@ export const renderCreated = (
 }
 
 /** The line printed on later starts: the account exists; no key (it was shown once). */
-export const renderExists = (email: string, publicUrl: string) =>
+export const renderExists = (email: string, publicUrl: string, localTargets = false) =>
   `Demo account ${email} exists (created on the first start; its API key is not shown again). ` +
-  `New key: log in (POST ${publicUrl}/platform/dashboard/login) and POST ${publicUrl}/platform/dashboard/api-keys.\n`
+  `New key: log in (POST ${publicUrl}/platform/dashboard/login) and POST ${publicUrl}/platform/dashboard/api-keys.\n` +
+  (localTargets ? `${localTargetsLines.join(" ")}\n` : "")
 
 /**
  * At start-up: holds readiness (built before the server listens, so no `/readyz` can
@@ -207,8 +217,9 @@ export const DemoLive = Layer.scopedDiscard(Effect.gen(function*() {
     Effect.zipRight(ensureDemo({ password })),
     Effect.tap((outcome) =>
       Effect.sync(() => {
-        if (outcome._tag === "Created") process.stdout.write(renderCreated(outcome, config.publicUrl))
-        else if (outcome._tag === "Exists") process.stdout.write(renderExists(outcome.email, config.publicUrl))
+        const local = config.localTargetsByDefault
+        if (outcome._tag === "Created") process.stdout.write(renderCreated(outcome, config.publicUrl, cliPath(), local))
+        else if (outcome._tag === "Exists") process.stdout.write(renderExists(outcome.email, config.publicUrl, local))
       })
     ),
     Effect.catchAllCause((cause) => Effect.logWarning("demo account: not set up", cause)),

@@ -36,6 +36,10 @@ layer(TestServer(), { timeout: 60_000 })("first-run demo account", (it) => {
       const block = renderCreated(first, base, Option.none())
       expect(block).toContain(`export PLATFORM_API_KEY=${first.key}`)
       expect(block).toContain(`export CHANNEL_ID=${Option.getOrThrow(first.chat).channel_id}`)
+      // A plain start (sandbox, not production) announces that local receivers are accepted.
+      expect(block).not.toContain("may be http:// and localhost")
+      expect(renderCreated(first, base, Option.none(), true)).toContain("webhook targets may be http:// and localhost")
+      expect(renderExists("demo@example.com", base, true)).toContain("webhook targets may be http:// and localhost")
 
       const again = yield* ensureDemo({ password: "other-password" })
       expect(again).toEqual({ _tag: "Exists", email: "demo@example.com" })

@@ -18,7 +18,7 @@ import { AppConfig } from "../config.js"
 import { randomToken } from "../crypto/api-key-format.js"
 import { Secrets } from "../crypto/secrets.js"
 import { crossProcessInvalidation } from "../db/cache-invalidation.js"
-import { checkUrl } from "../net/ssrf.js"
+import { checkUrl, refusalText } from "../net/ssrf.js"
 import { CHANNEL_CHANGES_NOTIFY, channelChanged } from "../inbound/channel-directory.js"
 import { announcingEvents } from "../delivery/wakeup.js"
 import { lockAccount } from "../accounts/account-lock.js"
@@ -343,7 +343,7 @@ export class Channels extends Effect.Service<Channels>()("@platform/server/Chann
                 new ValidationFailed({
                   detail: [{
                     loc: ["body", "webhook_url"],
-                    msg: rejected.reason,
+                    msg: refusalText(rejected),
                     type: "value_error",
                     input: input.webhook_url ?? null,
                     ctx: { kind: rejected.kind }

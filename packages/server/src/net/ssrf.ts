@@ -40,7 +40,9 @@ export type SsrfRejectionKind = typeof SsrfRejectionKind.Type
 export class SsrfRejected extends Schema.TaggedError<SsrfRejected>()("SsrfRejected", {
   url: Schema.String,
   kind: SsrfRejectionKind,
-  reason: Schema.String
+  reason: Schema.String,
+  /** True when local targets (`allowLocal`) would have admitted it: http://, loopback, a single-label name. */
+  local: Schema.optional(Schema.Boolean)
 }) {
   override get message(): string {
     return this.reason
@@ -79,8 +81,16 @@ const hostnameRejection = (name: string, allowLocal: boolean): string | undefine
   return undefined
 }
 
-const reject = (url: string, kind: SsrfRejectionKind, reason: string) =>
-  Effect.fail(new SsrfRejected({ url, kind, reason }))
+const reject = (url: string, kind: SsrfRejectionKind, reason: string, local = false) =>
+  Effect.fail(new SsrfRejected(local ? { url, kind, reason, local } : { url, kind, reason }))
+
+/** What to do instead, for a developer whose receiver runs on their own machine. */
+export const LOCAL_TARGET_ADVICE = "For a receiver on your machine, run `platform listen --forward-to <its URL>` " +
+  "(it forwards the event stream, signed like a delivery) or give it a public https URL (a tunnel); " +
+  "http and loopback targets are accepted only with the sandbox upstream outside production"
+
+/** The 422 sentence for a target a developer gave: the guard's reason, and what to do instead when it is a local target. */
+export const refusalText = (e: SsrfRejected) => e.local === true ? `${e.reason}. ${LOCAL_TARGET_ADVICE}` : e.reason
 
 const familyOf = (address: string): 4 | 6 => address.includes(":") ? 6 : 4
 
@@ -110,7 +120,8 @@ export const checkUrl = (url: string, options: CheckOptions): Effect.Effect<Chec
           "scheme",
           parsed.protocol === "http:"
             ? "target URL must use https (http is not allowed)"
-            : `target URL must use https (${parsed.protocol.replace(/:$/, "")} is not allowed)`
+            : `target URL must use https (${parsed.protocol.replace(/:$/, "")} is not allowed)`,
+          parsed.protocol === "http:"
         )
       }
     }
@@ -129,7 +140,8 @@ export const checkUrl = (url: string, options: CheckOptions): Effect.Effect<Chec
     if (bracketed || ipaddr.IPv4.isValidFourPartDecimal(literal) || ipaddr.isValid(literal)) {
       const rejection = addressRejection(literal, { allowLocal })
       if (rejection !== undefined) {
-        return yield* reject(url, "address", `target is ${rejection} (${canonicalAddress(literal)})`)
+        const local = addressRejection(literal, { allowLocal: true }) === undefined
+        return yield* reject(url, "address", `target is ${rejection} (${canonicalAddress(literal)})`, local)
       }
       const pinned = canonicalAddress(literal)
       return { url: parsed, hostname: pinned, addresses: [pinned], pinned, family: familyOf(pinned) }
@@ -137,7 +149,9 @@ export const checkUrl = (url: string, options: CheckOptions): Effect.Effect<Chec
 
     const name = rawHost.toLowerCase().replace(/\.$/, "")
     const nameRejection = hostnameRejection(name, allowLocal)
-    if (nameRejection !== undefined) return yield* reject(url, "hostname", nameRejection)
+    if (nameRejection !== undefined) {
+      return yield* reject(url, "hostname", nameRejection, hostnameRejection(name, true) === undefined)
+    }
 
     const resolver = options.resolver ??
       Option.getOrElse(yield* Effect.serviceOption(DnsResolver), () => defaultResolver)
@@ -150,7 +164,8 @@ export const checkUrl = (url: string, options: CheckOptions): Effect.Effect<Chec
     for (const address of resolved) {
       const rejection = addressRejection(address, { allowLocal })
       if (rejection !== undefined) {
-        return yield* reject(url, "address", `target resolves to ${rejection} (${canonicalAddress(address)})`)
+        const local = addressRejection(address, { allowLocal: true }) === undefined
+        return yield* reject(url, "address", `target resolves to ${rejection} (${canonicalAddress(address)})`, local)
       }
       const text = canonicalAddress(address)
       if (!addresses.includes(text)) addresses.push(text)

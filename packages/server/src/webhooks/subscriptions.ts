@@ -17,7 +17,7 @@ import { AppConfig } from "../config.js"
 import { Secrets } from "../crypto/secrets.js"
 import { HEADER_NAME, newSubscriptionSecret, NOT_IN_HEADER_VALUE, stripReservedHeaders } from "../delivery/signer.js"
 import { GONE_REASON } from "../delivery/record.js"
-import { checkUrl } from "../net/ssrf.js"
+import { checkUrl, refusalText } from "../net/ssrf.js"
 import { DeliveryWakeup } from "../delivery/wakeup.js"
 import { failedStatusEnvelope } from "../outbox/statuses.js"
 import { type DeliveryRow, deliveryToWire } from "./deliveries.js"
@@ -148,7 +148,7 @@ export class Subscriptions extends Effect.Service<Subscriptions>()("@platform/se
 
     const checkTarget = (url: string) =>
       checkUrl(url, { allowLocal: config.unsafeAllowLocalTargets }).pipe(
-        Effect.mapError((e) => invalid("target_url", e.reason, url, { kind: e.kind }))
+        Effect.mapError((e) => invalid("target_url", refusalText(e), url, { kind: e.kind }))
       )
 
     const checkChannel = (accountId: number, channelId: number | null | undefined) =>

@@ -18,7 +18,7 @@ export const TestListener = nodeServerLayer({ port: 0, host: "127.0.0.1" })
  * reach this very server, and the real Graph client runs end to end. Overrides win
  * (a test may point `META_GRAPH_URL` at msw with `UPSTREAM: "meta"`).
  */
-export const TestConfig = (overrides: Record<string, string> = {}) =>
+export const TestConfig = (overrides: Partial<Record<string, string>> = {}) =>
   Layer.unwrapEffect(
     Effect.map(HttpServer.HttpServer, (server) => {
       const address = server.address
@@ -31,7 +31,7 @@ export const TestConfig = (overrides: Record<string, string> = {}) =>
  * The real HTTP surface on 127.0.0.1 and an ephemeral port, over a fresh test
  * database, with the sandbox upstream pointed at itself. `baseUrl` is where to send requests.
  */
-export const TestServer = (configOverrides: Record<string, string> = {}) =>
+export const TestServer = (configOverrides: Partial<Record<string, string>> = {}) =>
   HttpApiBuilder.serve().pipe(
     Layer.provide(HttpAppLive),
     Layer.provideMerge(TestDatabase),
