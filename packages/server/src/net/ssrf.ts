@@ -81,6 +81,15 @@ const hostnameRejection = (name: string, allowLocal: boolean): string | undefine
   return undefined
 }
 
+/** Whether local targets would admit this host (before any DNS lookup): loopback, `localhost`, a single-label name, a public host. */
+const admittedLocally = (rawHost: string) => {
+  const literal = rawHost.startsWith("[") && rawHost.endsWith("]") ? rawHost.slice(1, -1) : rawHost
+  if (ipaddr.IPv4.isValidFourPartDecimal(literal) || ipaddr.isValid(literal)) {
+    return addressRejection(literal, { allowLocal: true }) === undefined
+  }
+  return hostnameRejection(literal.toLowerCase().replace(/\.$/, ""), true) === undefined
+}
+
 const reject = (url: string, kind: SsrfRejectionKind, reason: string, local = false) =>
   Effect.fail(new SsrfRejected(local ? { url, kind, reason, local } : { url, kind, reason }))
 
@@ -121,7 +130,7 @@ export const checkUrl = (url: string, options: CheckOptions): Effect.Effect<Chec
           parsed.protocol === "http:"
             ? "target URL must use https (http is not allowed)"
             : `target URL must use https (${parsed.protocol.replace(/:$/, "")} is not allowed)`,
-          parsed.protocol === "http:"
+          parsed.protocol === "http:" && admittedLocally(parsed.hostname)
         )
       }
     }

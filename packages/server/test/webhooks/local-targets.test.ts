@@ -24,8 +24,8 @@ const subscribe = (key: string, target_url: string) =>
 
 const localTargets = ["http://127.0.0.1:3000/webhooks", "http://localhost:3000/webhooks", "https://localhost/hook", "http://[::1]:3000/h"]
 const alwaysRefused = [
-  ["http://169.254.169.254/latest/meta-data", "cloud metadata"],
-  ["http://10.0.0.5/hook", "private address"],
+  ["https://169.254.169.254/latest/meta-data", "cloud metadata"],
+  ["https://10.0.0.5/hook", "private address"],
   ["https://db.internal/hook", "internal name"]
 ] as const
 
@@ -37,11 +37,13 @@ layer(TestServer(unset))("sandbox upstream outside production, UNSAFE_ALLOW_LOCA
       expect(created.body.target_url).toBe(target)
     }))
 
-  it.effect.each(alwaysRefused)("a subscription to %s (%s) is still 422", (target) =>
+  it.effect.each(alwaysRefused)("a subscription to %s (%s) is still 422", ([target, why]) =>
     Effect.gen(function*() {
       const refused = yield* subscribe(yield* developer, target)
       expect(refused.status).toBe(422)
       expect(refused.body.detail[0].loc).toEqual(["body", "target_url"])
+      expect(refused.body.detail[0].input).toBe(target)
+      expect(refused.body.detail[0].msg).toContain(why)
       expect(refused.body.detail[0].msg).not.toContain("platform listen")
     }))
 })
@@ -78,11 +80,20 @@ for (const [name, overrides] of [
         expect(issue.msg).toContain("accepted only with the sandbox upstream outside production")
       }))
 
-    it.effect.each(alwaysRefused)("a subscription to %s (%s) is 422 without the local advice", (target) =>
+    it.effect.each(alwaysRefused)("a subscription to %s (%s) is 422 without the local advice", ([target, why]) =>
       Effect.gen(function*() {
         const refused = yield* subscribe(yield* developer, target)
         expect(refused.status).toBe(422)
+        expect(refused.body.detail[0].input).toBe(target)
+        expect(refused.body.detail[0].msg).toContain(why)
         expect(refused.body.detail[0].msg).not.toContain("platform listen")
+      }))
+
+    it.effect("an http:// target on a private address is 422 for its scheme, without the local advice (local targets would not admit it either)", () =>
+      Effect.gen(function*() {
+        const refused = yield* subscribe(yield* developer, "http://10.0.0.5/hook")
+        expect(refused.status).toBe(422)
+        expect(refused.body.detail[0].msg).toBe("target URL must use https (http is not allowed)")
       }))
   })
 }
