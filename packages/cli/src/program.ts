@@ -7,6 +7,7 @@ import {
   PermissionDeniedError,
   RateLimitError,
   UnexpectedResponseError,
+  UpstreamError,
   ValidationError,
   VERSION
 } from "@platform/sdk"
@@ -141,6 +142,12 @@ const report = (ctx: Context, error: unknown): number => {
     }
     if (error instanceof RateLimitError) return emit(ExitCode.failure, `${error.message}; retry in ${error.retryAfter ?? "a few"} s.`, requestId, json)
     if (error instanceof UnexpectedResponseError) return emit(ExitCode.failure, `${error.message} Check --base-url / PLATFORM_BASE_URL.`, requestId, json)
+    if (error instanceof UpstreamError && error.hint !== null) {
+      // The SDK ends its message with the hint; on a terminal it gets a line of its own.
+      const suffix = `. Hint: ${error.hint}`
+      const message = error.message.endsWith(suffix) ? error.message.slice(0, -suffix.length) : error.message
+      return emit(ExitCode.failure, message, [`${e.bold("hint:")} ${error.hint}`, ...requestId], { ...json, hint: error.hint })
+    }
     return emit(ExitCode.failure, error.message, requestId, json)
   }
   if (error instanceof APIConnectionError) return emit(ExitCode.failure, `could not reach the API: ${error.message} Is the server running? (--base-url)`)

@@ -28,6 +28,22 @@ describe("exit codes", () => {
     expect(ran.stderr).toContain("request id: req_9")
   })
 
+  it("a 502 with a hint prints the upstream error, then the hint on a line of its own (and in --json)", async () => {
+    const hint = "More than 24 hours have passed since the recipient last wrote to you; send an approved template (type: template)."
+    const body = { error: "reengagement_required", meta_code: 131047, meta_subcode: null, meta_title: "Re-engagement message", message: "(#131047) Re-engagement message", fbtrace_id: null, hint }
+    api.on("post", "/platform/v1/messages", { status: 502, json: body, headers: { "x-request-id": "req_502" } })
+    const ran = await cli(["send", "text", "--channel", "7", "--to", "15550131047", "--text", "hi"])
+    expect(ran.code).toBe(1)
+    expect(ran.stdout).toBe("")
+    expect(ran.stderr.split("\n").slice(0, 3)).toEqual([
+      "Error: 502 (#131047) Re-engagement message",
+      `  hint: ${hint}`,
+      "  request id: req_502"
+    ])
+    const json = await cli(["send", "text", "--channel", "7", "--to", "15550131047", "--text", "hi", "--json"])
+    expect(JSON.parse(json.stderr)).toMatchObject({ error: { status: 502, code: "upstream_error", hint, body } })
+  })
+
   it("--json errors go to stderr as one JSON object and stdout stays empty", async () => {
     api.on("post", "/platform/v1/messages", { status: 422, json: { detail: [issue] } })
     const ran = await cli(["send", "text", "--channel", "7", "--to", "1555", "--text", "hi", "--json"])

@@ -39,7 +39,24 @@ const table = [
   { status: 429, body: { detail: "rate limit exceeded" }, headers: { "retry-after": "7" }, cls: RateLimitError, fields: { code: "rate_limit_exceeded", retryAfter: 7 } },
   { status: 429, body: { detail: "template quota exceeded: 250 of 250 used" }, cls: TemplateQuotaError, fields: { code: "template_quota_exceeded" } },
   { status: 501, body: coded("not_implemented", "managed elsewhere"), cls: NotImplementedError, fields: { code: "not_implemented" } },
-  { status: 502, body: upstream, cls: UpstreamError, fields: { code: "upstream_error", metaCode: 131047, metaSubcode: 2494010, metaTitle: "Re-engagement message", fbtraceId: "AbCdEf123", message: "502 More than 24 hours have passed" } },
+  { status: 502, body: upstream, cls: UpstreamError, fields: { code: "upstream_error", metaCode: 131047, metaSubcode: 2494010, metaTitle: "Re-engagement message", fbtraceId: "AbCdEf123", hint: null, message: "502 More than 24 hours have passed" } },
+  {
+    status: 502,
+    body: { ...upstream, hint: "Send an approved template to reopen the conversation." },
+    cls: UpstreamError,
+    fields: {
+      code: "upstream_error",
+      metaCode: 131047,
+      hint: "Send an approved template to reopen the conversation.",
+      message: "502 More than 24 hours have passed. Hint: Send an approved template to reopen the conversation."
+    }
+  },
+  {
+    status: 502,
+    body: coded("upstream_error", "sync failed at the upstream: Session has expired", { error: "auth", meta_code: 190, meta_subcode: 463, meta_title: "Access token has expired", fbtrace_id: "AfTrace190", hint: "Reconnect the channel." }),
+    cls: UpstreamError,
+    fields: { code: "upstream_error", metaCode: 190, hint: "Reconnect the channel.", message: "502 upstream_error: sync failed at the upstream: Session has expired. Hint: Reconnect the channel." }
+  },
   {
     status: 502,
     body: coded("upstream_error", "health failed at the upstream: Session has expired", { error: "auth", meta_code: 190, meta_subcode: 463, meta_title: "Access token has expired", fbtrace_id: "AfTrace190" }),

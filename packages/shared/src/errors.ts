@@ -189,7 +189,8 @@ export class NotImplemented extends Schema.TaggedError<NotImplemented>()(
 /**
  * 502 `upstream_error` of the routes other than send: `message` says what failed
  * (never a token); where the upstream answered, `error` (its classification, as in
- * the send 502), `meta_code`, `meta_subcode`, `meta_title` and `fbtrace_id` say why.
+ * the send 502), `meta_code`, `meta_subcode`, `meta_title` and `fbtrace_id` say why,
+ * and `hint` what to do, for the common codes.
  */
 export class UpstreamFailure extends Schema.TaggedError<UpstreamFailure>()(
   "UpstreamFailure",
@@ -199,7 +200,8 @@ export class UpstreamFailure extends Schema.TaggedError<UpstreamFailure>()(
     meta_code: optional(Schema.NullOr(Schema.Number)),
     meta_subcode: optional(Schema.NullOr(Schema.Number)),
     meta_title: optional(Schema.NullOr(Schema.String)),
-    fbtrace_id: optional(Schema.NullOr(Schema.String))
+    fbtrace_id: optional(Schema.NullOr(Schema.String)),
+    hint: optional(Schema.String)
   },
   coded("upstream_error")
 ) {

@@ -22,14 +22,18 @@ export const EventId = Schema.String.pipe(
   Schema.pattern(/^evt_[0-9a-f]{32}$/, { message: () => "must be evt_ followed by 32 lowercase hex characters" })
 ).annotations({ identifier: "EventId" })
 
-/** Upstream error envelope carried by message.failed (same shape as the send 502 body). */
+/**
+ * Upstream error envelope carried by message.failed (same shape as the send 502 body);
+ * `hint`, added to SPEC's fields, says what to do for the common Meta codes (upstream-hints.ts).
+ */
 export const UpstreamErrorEnvelope = Schema.Struct({
   error: Schema.String,
   meta_code: Schema.NullOr(Schema.Int),
   meta_subcode: Schema.NullOr(Schema.Int),
   meta_title: Schema.NullOr(Schema.String),
   message: Schema.String,
-  fbtrace_id: Schema.NullOr(Schema.String)
+  fbtrace_id: Schema.NullOr(Schema.String),
+  hint: optional(Schema.String)
 }).annotations({ identifier: "UpstreamErrorEnvelope" })
 export type UpstreamErrorEnvelope = typeof UpstreamErrorEnvelope.Type
 

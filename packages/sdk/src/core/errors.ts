@@ -41,6 +41,12 @@ const describe = (status: number, body: unknown): string => {
   return `${status} status code (no body)`
 }
 
+/** The `hint` of a 502 (what to do about a common Meta error code), from either 502 body shape. */
+const hintOf = (body: unknown): string | null => {
+  const fields = codedDetail(body) ?? (body !== null && typeof body === "object" ? (body as Record<string, unknown>) : {})
+  return typeof fields.hint === "string" && fields.hint !== "" ? fields.hint : null
+}
+
 const codeOf = (status: number, body: unknown): string | undefined => {
   const code = codedDetail(body)?.code
   if (typeof code === "string") return code
@@ -192,7 +198,7 @@ export class NotImplementedError extends APIError {
 }
 
 /**
- * 502: the upstream (Meta) rejected the call; `metaCode`, `metaSubcode` and `fbtraceId` say why. Read from the
+ * 502: the upstream (Meta) rejected the call; `metaCode`, `metaSubcode` and `fbtraceId` say why, `hint` what to do. Read from the
  * send route's envelope or from the coded `{detail: {code: "upstream_error", ...}}` of the other routes.
  */
 export class UpstreamError extends APIError {
@@ -205,8 +211,12 @@ export class UpstreamError extends APIError {
   readonly metaTitle: string | null
   /** Meta's trace id, for Meta support. */
   readonly fbtraceId: string | null
+  /** What to do about the error, for the Meta codes developers meet most (131047, 131026, 132001, ...); also at the end of `message`. */
+  readonly hint: string | null
   constructor(init: APIErrorInit) {
-    super(init)
+    const hint = hintOf(init.body)
+    super(hint === null || init.message !== undefined ? init : { ...init, message: `${describe(init.status, init.body)}. Hint: ${hint}` })
+    this.hint = hint
     const b = codedDetail(init.body) ?? ((init.body !== null && typeof init.body === "object" ? init.body : {}) as Record<string, unknown>)
     const num = (v: unknown) => (typeof v === "number" ? v : null)
     const str = (v: unknown) => (typeof v === "string" ? v : null)

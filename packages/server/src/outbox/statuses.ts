@@ -1,4 +1,4 @@
-import type { UpstreamErrorEnvelope } from "@platform/shared"
+import { type UpstreamErrorEnvelope, upstreamHint } from "@platform/shared"
 import { classifyMetaCode } from "../upstream/errors.js"
 
 /*
@@ -65,12 +65,14 @@ export const failedStatusEnvelope = (errors: unknown): UpstreamErrorEnvelope => 
   const title = text(e.title)
   const message = text(details) ?? text(e.message) ?? title ?? "The upstream reported the message as failed"
   const code = typeof e.code === "number" && Number.isInteger(e.code) ? e.code : null
+  const hint = upstreamHint(code)
   return {
     error: classifyMetaCode(code, null),
     meta_code: code,
     meta_subcode: null,
     meta_title: title,
     message,
-    fbtrace_id: null
+    fbtrace_id: null,
+    ...(hint === undefined ? {} : { hint })
   }
 }

@@ -1,3 +1,4 @@
+import { upstreamHint } from "@platform/shared"
 import { Schema } from "effect"
 
 export const UpstreamErrorKind = Schema.Literal(
@@ -80,6 +81,8 @@ export interface SendErrorBody {
   readonly meta_title: string | null
   readonly message: string
   readonly fbtrace_id: string | null
+  /** What to do, for the common Meta codes (added to SPEC's fields; absent for the others). */
+  readonly hint?: string
 }
 
 /**
@@ -89,15 +92,18 @@ export interface SendErrorBody {
  */
 export const toSendErrorBody = (e: UpstreamCallError): SendErrorBody => {
   switch (e._tag) {
-    case "UpstreamError":
+    case "UpstreamError": {
+      const hint = upstreamHint(e.meta_code)
       return {
         error: e.kind,
         meta_code: e.meta_code,
         meta_subcode: e.meta_subcode,
         meta_title: e.meta_title,
         message: e.message,
-        fbtrace_id: e.fbtrace_id
+        fbtrace_id: e.fbtrace_id,
+        ...(hint === undefined ? {} : { hint })
       }
+    }
     case "UpstreamTimeout":
       return { error: "upstream_timeout", meta_code: null, meta_subcode: null, meta_title: null, message: e.message, fbtrace_id: null }
     case "UpstreamThrottled":

@@ -247,7 +247,8 @@ layer(TestInbound(), { excludeTestServices: true })("/webhook/incoming", (it) =>
         meta_subcode: null,
         meta_title: "Message undeliverable",
         message: "Message failed to send because the recipient's phone number is not a WhatsApp number.",
-        fbtrace_id: null
+        fbtrace_id: null,
+        hint: expect.stringContaining("not be on WhatsApp")
       })
     }))
 

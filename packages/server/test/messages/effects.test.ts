@@ -86,7 +86,8 @@ layer(MessagingTestServer({ SANDBOX_CALLBACK_DELAY_MS: "600000" }), { timeout: 1
         meta_subcode: null,
         meta_title: expect.any(String),
         message: expect.stringContaining("131056"),
-        fbtrace_id: expect.any(String)
+        fbtrace_id: expect.any(String),
+        hint: expect.stringContaining("same recipient")
       })
       const [failed] = yield* q<any>`
         select * from messages where platform_channel_id = ${s.chat} and status = 'failed' and text = 'again'`

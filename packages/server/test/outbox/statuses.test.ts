@@ -1,3 +1,4 @@
+import { UPSTREAM_HINTS } from "@platform/shared"
 import { describe, expect, it } from "@effect/vitest"
 import { failedStatusEnvelope } from "../../src/outbox/statuses.js"
 import { toSendErrorBody, UpstreamError } from "../../src/upstream/errors.js"
@@ -17,7 +18,8 @@ describe("failedStatusEnvelope (message.failed data.error)", () => {
       meta_subcode: null,
       meta_title: title,
       message: `details of ${code}`,
-      fbtrace_id: null
+      fbtrace_id: null,
+      ...(code in UPSTREAM_HINTS ? { hint: UPSTREAM_HINTS[code] } : {})
     })
     const sent = toSendErrorBody(
       new UpstreamError({
@@ -33,6 +35,7 @@ describe("failedStatusEnvelope (message.failed data.error)", () => {
       })
     )
     expect(envelope.error).toBe(sent.error)
+    expect(envelope.hint).toBe(sent.hint)
   })
 
   it("a failed status without errors is `unknown` with a message saying so", () => {

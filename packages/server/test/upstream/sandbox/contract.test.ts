@@ -1,3 +1,4 @@
+import { UPSTREAM_HINTS } from "@platform/shared"
 import { FetchHttpClient, HttpApiBuilder, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { expect, layer } from "@effect/vitest"
 import { Effect, Either, Layer, Option, Redacted, Stream } from "effect"
@@ -183,8 +184,11 @@ layer(SandboxHarness, { excludeTestServices: true })("Upstream against the sandb
             meta_subcode: c.subcode ?? null,
             meta_title: expect.any(String),
             message: c.message,
-            fbtrace_id: expect.stringMatching(/^A/)
+            fbtrace_id: expect.stringMatching(/^A/),
+            // The codes developers meet most carry a hint (100, invalid parameter, does not).
+            hint: UPSTREAM_HINTS[code]
           })
+          expect("hint" in body).toBe(code !== 100)
         }
       })
   )
