@@ -1,4 +1,4 @@
-import { Context, type Effect, type Scope } from "effect"
+import { Context, type Effect, type LogLevel, type Scope } from "effect"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { observeRequest } from "../telemetry/http-requests.js"
 import { type DefectAnswer, defectAnswer } from "./defect-answer.js"
@@ -22,8 +22,8 @@ export class FrontRoutes extends Context.Tag("@platform/server/FrontRoutes")<Fro
 /** A front route's request, seen as the request context sees one (see `frontRequest`). */
 export interface FrontRequest {
   readonly requestId: string
-  /** The access line of its response, built only when Info is logged. */
-  readonly accessLog: (status: number) => Effect.Effect<void>
+  /** The access line of its response, built only when its level (Info unless given) is logged. */
+  readonly accessLog: (status: number, level?: LogLevel.LogLevel) => Effect.Effect<void>
   /** The answer to a defect, logged: a 500 naming only the request id, or a 503 when the database was unreachable. */
   readonly defectAnswer: (defect: unknown) => Effect.Effect<DefectAnswer>
   /** Counts the answer in the HTTP metrics (as the request context does). */
@@ -44,7 +44,7 @@ export const frontRequest = (request: IncomingMessage, response: ServerResponse)
   response.once("close", requestFinished)
   return {
     requestId,
-    accessLog: (status) => accessLog(method, url, requestId, status, started),
+    accessLog: (status, level) => accessLog(method, url, requestId, status, started, level),
     defectAnswer: (defect) => defectAnswer(defect, requestId),
     observe: (status) => observeRequest(method, url, status, started)
   }

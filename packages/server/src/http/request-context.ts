@@ -26,11 +26,18 @@ export const requestFinished = () => {
 export const requestIdOf = (given: string | undefined) =>
   given !== undefined && VALID_ID.test(given) ? given : `req_${randomUUID().replace(/-/g, "")}`
 
-/** The access line of one response, built only when Info is logged. */
-export const accessLog = (method: string, url: string, requestId: string, status: number, started: number) =>
+/**
+ * Whether a request is the sandbox's own traffic: its Graph API, called by this server over
+ * HTTP (mounted only with UPSTREAM=sandbox). Its access lines are Debug, so a terminal shows
+ * the developer's requests, not the three or four internal calls each of them makes.
+ */
+export const isSandboxTraffic = (url: string) => url.startsWith("/__sandbox/")
+
+/** The access line of one response, built only when its level (Info, or Debug for the sandbox's own traffic) is logged. */
+export const accessLog = (method: string, url: string, requestId: string, status: number, started: number, level: LogLevel.LogLevel = LogLevel.Info) =>
   Effect.whenLogLevel(
     Effect.suspend(() =>
-      Effect.logInfo("request").pipe(
+      Effect.logWithLevel(level, "request").pipe(
         Effect.annotateLogs({
           request_id: requestId,
           method,
@@ -40,7 +47,7 @@ export const accessLog = (method: string, url: string, requestId: string, status
         })
       )
     ),
-    LogLevel.Info
+    level
   )
 
 /**
@@ -67,7 +74,10 @@ export const RequestContextMiddleware = HttpApiBuilder.middleware((app) =>
         observeRequest(request.method, request.url, response.status, started)
         const headed = HttpServerResponse.setHeaders(response, headers)
         return Effect.as(
-          Effect.zipRight(requestsSettled, accessLog(request.method, request.url, requestId, response.status, started)),
+          Effect.zipRight(
+            requestsSettled,
+            accessLog(request.method, request.url, requestId, response.status, started, isSandboxTraffic(request.url) ? LogLevel.Debug : LogLevel.Info)
+          ),
           headed
         )
       }),

@@ -4,6 +4,7 @@ import type { IncomingMessage, ServerResponse } from "node:http"
 import { AppConfig } from "../config.js"
 import { frontRequest, FrontRoutes } from "../http/front-route.js"
 import { countInbound } from "../telemetry/metrics.js"
+import { SANDBOX_CALLBACK_HEADER } from "../upstream/sandbox/webhook-poster.js"
 import { manualSpans, parseTraceParent } from "../telemetry/tracing.js"
 import { Inbound, type InboundAnswer } from "./inbound.js"
 import { handshakeChallenge } from "./verify.js"
@@ -56,10 +57,11 @@ const InboundPostRoute = Layer.scopedDiscard(Effect.gen(function*() {
   const runCallback = Runtime.runCallback(runtime)
   // The minimum log level is the process's (LOG_LEVEL): read once, so a POST
   // answered directly starts no fiber for an access line nobody logs.
-  const accessLogged = LogLevel.lessThanEqual(
-    FiberRefs.getOrDefault(runtime.fiberRefs, FiberRef.currentMinimumLogLevel),
-    LogLevel.Info
-  )
+  const minimum = FiberRefs.getOrDefault(runtime.fiberRefs, FiberRef.currentMinimumLogLevel)
+  const logged = (level: LogLevel.LogLevel) => LogLevel.lessThanEqual(minimum, level)
+  // The sandbox's own callbacks (a send's sent, delivered, read) are logged at Debug: a terminal
+  // shows the developer's requests. Only with the sandbox upstream, where they are the sandbox's.
+  const sandbox = (yield* AppConfig).upstream === "sandbox"
   // Undefined with tracing off: then a POST makes no span and stores no trace context.
   const spans = yield* manualSpans
 
@@ -89,7 +91,8 @@ const InboundPostRoute = Layer.scopedDiscard(Effect.gen(function*() {
         span.attribute("inbound.outcome", a.outcome ?? "error")
         span.end(a.status >= 500 ? `HTTP ${a.status}` : undefined)
       }
-      if (accessLogged) runCallback(inSpan(Effect.annotateLogs(front.accessLog(a.status), "request_id", requestId)))
+      const level = sandbox && request.headers[SANDBOX_CALLBACK_HEADER] !== undefined ? LogLevel.Debug : LogLevel.Info
+      if (logged(level)) runCallback(inSpan(Effect.annotateLogs(front.accessLog(a.status, level), "request_id", requestId)))
     }
     const run = (effect: Effect.Effect<InboundAnswer>) =>
       runCallback(

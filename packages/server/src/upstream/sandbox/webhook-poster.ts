@@ -3,6 +3,9 @@ import { Duration, Effect, Redacted, Schema } from "effect"
 import type { AppConfig } from "../../config.js"
 import { metaJsonStringify, signHubSignature } from "../hub-signature.js"
 
+/** Set on every webhook the sandbox posts to `/webhook/incoming`. */
+export const SANDBOX_CALLBACK_HEADER = "x-platform-sandbox-callback"
+
 /** The sandbox could not hand a webhook to `/webhook/incoming`. */
 export class SandboxWebhookFailed extends Schema.TaggedError<SandboxWebhookFailed>()("SandboxWebhookFailed", {
   message: Schema.String
@@ -31,7 +34,9 @@ export const postSignedWebhook = (
     HttpClientRequest.post(`${config.publicUrl}/webhook/incoming`).pipe(
       HttpClientRequest.setHeaders({
         "x-hub-signature-256": signature,
-        "user-agent": "facebookexternalua"
+        "user-agent": "facebookexternalua",
+        // Marks the sandbox's own callbacks: their access line is Debug (inbound/route.ts).
+        [SANDBOX_CALLBACK_HEADER]: "1"
       }),
       HttpClientRequest.bodyText(body, "application/json")
     )
