@@ -38,6 +38,8 @@ const cases: ReadonlyArray<Case> = [
   { argv: ["templates", "sync", "--channel", "7"], route: ["post", `${tpl}/sync`], reply: { json: { imported: 2, updated: 1, skipped: 3, total: 6 } }, method: "POST", path: `${tpl}/sync`, body: { channel_id: 7 } },
   { argv: ["send", "text", ...to, "--text", "hi", "--preview-url", "--reply-to", "wamid.prev"], route: ["post", "/platform/v1/messages"], reply: { json: f.sendResult }, method: "POST", path: "/platform/v1/messages", body: { ...base, type: "text", text: "hi", preview_url: true, context: { message_id: "wamid.prev" } } },
   { argv: ["send", "template", ...to, "--name", "order_update", "--language", "en_US", "--components", '[{"type":"body","parameters":[{"type":"text","text":"42"}]}]'], route: ["post", "/platform/v1/messages"], reply: { json: { ...f.sendResult, type: "template" } }, method: "POST", path: "/platform/v1/messages", body: { ...base, type: "template", template_name: "order_update", language_code: "en_US", components: [{ type: "body", parameters: [{ type: "text", text: "42" }] }] } },
+  { argv: ["send", "template", ...to, "--name", "order_update", "--language", "en_US", "--variables", "A-17,Friday"], route: ["post", "/platform/v1/messages"], reply: { json: { ...f.sendResult, type: "template" } }, method: "POST", path: "/platform/v1/messages", body: { ...base, type: "template", template_name: "order_update", language_code: "en_US", components: [{ type: "body", parameters: [{ type: "text", text: "A-17" }, { type: "text", text: "Friday" }] }] } },
+  { argv: ["send", "template", ...to, "--name", "order_update", "--language", "en_US", "--variables", "A-17", "--components", '[{"type":"header","parameters":[{"type":"text","text":"Hi"}]}]'], route: ["post", "/platform/v1/messages"], reply: { json: { ...f.sendResult, type: "template" } }, method: "POST", path: "/platform/v1/messages", body: { ...base, type: "template", template_name: "order_update", language_code: "en_US", components: [{ type: "header", parameters: [{ type: "text", text: "Hi" }] }, { type: "body", parameters: [{ type: "text", text: "A-17" }] }] } },
   { argv: ["send", "media", ...to, "--type", "document", "--link", "https://x.test/a.pdf", "--filename", "a.pdf", "--caption", "invoice"], route: ["post", "/platform/v1/messages"], reply: { json: { ...f.sendResult, type: "document" } }, method: "POST", path: "/platform/v1/messages", body: { ...base, type: "document", media: { link: "https://x.test/a.pdf", caption: "invoice", filename: "a.pdf" } } },
   { argv: ["send", "media", ...to, "--type", "audio", "--id", "m1", "--voice"], route: ["post", "/platform/v1/messages"], reply: { json: { ...f.sendResult, type: "audio" } }, method: "POST", path: "/platform/v1/messages", body: { ...base, type: "audio", media: { id: "m1", voice: true } } },
   { argv: ["send", "reaction", ...to, "--message-id", "wamid.1", "--emoji", "👍"], route: ["post", "/platform/v1/messages"], reply: { json: { ...f.sendResult, type: "reaction" } }, method: "POST", path: "/platform/v1/messages", body: { ...base, type: "reaction", reaction: { message_id: "wamid.1", emoji: "👍" } } },
@@ -250,6 +252,15 @@ describe("commands", () => {
     expect(lines[2]).toMatch(/\sinactive\s/)
     expect(lines[2]).not.toContain("(")
     expect(lines[3]).toMatch(/\spaused \(auto_paused_high_failure_rate\)\s/)
+  })
+
+  it("subscriptions list shows a catch-all subscription's events as get and create do: all (except message.received)", async () => {
+    const catchAll = { ...f.subscription, id: 14, event_types: [] }
+    api.on("get", subs, { json: { data: [catchAll], has_more: false, next_cursor: null } })
+    const listed = (await cli(["subscriptions", "list"])).stdout.trimEnd().split("\n")
+    expect(listed[1]).toContain(" all (except message.received) ")
+    api.on("get", `${subs}/:id`, { json: catchAll })
+    expect((await cli(["subscriptions", "get", "14"])).stdout).toMatch(/^event_types\s+all \(except message\.received\)$/m)
   })
 
   it("deliveries list with a misspelt --event-type says the type is unknown instead of a bare 'No deliveries.'", async () => {

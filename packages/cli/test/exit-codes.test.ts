@@ -182,6 +182,7 @@ describe("exit codes", () => {
     [["--version"], /^0\.1\.0/],
     [["help", "send"], /Usage: platform send/],
     [["help", "send", "text"], /--preview-url/],
+    [["help", "login"], /Global Options:[\s\S]*--api-key <key>\s+API key \(env PLATFORM_API_KEY\)[\s\S]*--base-url <url>/],
     [["help", "environment"], /flag > environment variable >\s+profile in the config file > default[\s\S]*PLATFORM_API_KEY[\s\S]*NO_COLOR[\s\S]*0600/],
     [["help", "exit-codes"], /0 +success[\s\S]*2 +usage[\s\S]*4 +authentication[\s\S]*130 +interrupted/],
     [["--json", "--help"], /Usage: platform/],

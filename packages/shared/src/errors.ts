@@ -54,7 +54,7 @@ export class ChatOnly extends Schema.TaggedError<ChatOnly>()(
 
 export class Unauthorized extends Schema.TaggedError<Unauthorized>()(
   "Unauthorized",
-  { message: message("API key missing, invalid, inactive or expired") },
+  { message: message("API key missing, invalid, inactive or expired: send a key of this account in the X-API-Key header") },
   coded("unauthorized")
 ) {
   static readonly code = "unauthorized"

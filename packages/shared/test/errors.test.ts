@@ -86,7 +86,7 @@ describe("error wire bodies", () => {
   it.each([
     [0, 404, { detail: { code: "not_found", message: "not found" } }],
     [1, 404, { detail: { code: "not_found", message: "template 7 not found" } }],
-    [2, 401, { detail: { code: "unauthorized", message: "API key missing, invalid, inactive or expired" } }],
+    [2, 401, { detail: { code: "unauthorized", message: "API key missing, invalid, inactive or expired: send a key of this account in the X-API-Key header" } }],
     [3, 403, {
       detail: {
         code: "missing_scope",

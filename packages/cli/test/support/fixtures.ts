@@ -31,4 +31,4 @@ export const envelope = {
   data: { ...wire.envelope.data, direction: "inbound", source: "contact", text: "héllo ✓", status: null, meta_message_id: "wamid.in1" }
 }
 export const delivery = { ...wire.delivery, created_at: "2025-01-02T03:04:05.000Z", delivered_at: "2025-01-02T03:04:05.250Z" }
-export const unauthorized = { detail: { code: "unauthorized", message: "API key missing, invalid, inactive or expired" } }
+export const unauthorized = { detail: { code: "unauthorized", message: "API key missing, invalid, inactive or expired: send a key of this account in the X-API-Key header" } }

@@ -71,6 +71,8 @@ layer(AuthTestServer(), { timeout: 60_000 })("API keys", (it) => {
       const reply = yield* request("GET", CHANNELS, { key })
       expect(reply.status).toBe(401)
       expect(reply.body).toEqual({ detail: { code: "unauthorized", message: expect.any(String) } })
+      // It names the header a key goes in, the usual mistake being another one (Authorization: Bearer).
+      expect(reply.body.detail.message).toBe("API key missing, invalid, inactive or expired: send a key of this account in the X-API-Key header")
       expect(reply.headers.get("x-ratelimit-limit")).toBeNull()
     }))
 

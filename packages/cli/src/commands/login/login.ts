@@ -5,6 +5,8 @@ import { command, readSecretLine, type CommandFactory } from "../util.js"
 
 export const login: CommandFactory = (ctx) =>
   command("login", "Store an API key, or sign in to the dashboard with --email (a session for keys, channels, billing…), in the selected profile")
+    // The key and where it goes are global options (--api-key, --base-url, --profile): login's help lists them.
+    .configureHelp({ showGlobalOptions: true })
     .option("--email <email>", "sign in to the dashboard as this user (the password is prompted for, without echo)")
     .option("--password-stdin", "with --email: read the password from stdin instead of prompting")
     .addHelpText(

@@ -68,7 +68,7 @@ export const state = (ctx: Context, s: WebhookSubscription): string => {
 export const columns = (ctx: Context): ReadonlyArray<Column<WebhookSubscription>> => [
   { header: "id", value: (s) => String(s.id) },
   { header: "target", value: (s) => truncate(s.target_url, 48) },
-  { header: "events", value: (s) => (s.event_types.length === 0 ? ctx.out.c.dim("all") : truncate(s.event_types.join(","), 40)) },
+  { header: "events", value: (s) => (s.event_types.length === 0 ? ctx.out.c.dim("all (except message.received)") : truncate(s.event_types.join(","), 40)) },
   { header: "channel", value: (s) => (s.platform_channel_id === null ? "all" : String(s.platform_channel_id)) },
   { header: "state", value: (s) => state(ctx, s) },
   { header: "failures", value: (s) => String(s.failure_count) }
