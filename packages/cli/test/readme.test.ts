@@ -7,9 +7,10 @@ import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 
 /*
- * The README-execution test (issue 10): the built server starts once, on an in-memory
- * embedded database and the sandbox upstream, exactly as `npm start` would on a fresh
- * clone; the demo account it prints (the `export NAME=value` lines of the framed block)
+ * The README-execution test (issues 10 and 41): the server starts once as the Quick start
+ * says, with a plain `npm start` and none of the server's settings in its environment (a
+ * reader's shell has none), except a free PORT, METRICS_PORT=off and a scratch DATA_DIR (an
+ * empty ./.data, as on a fresh clone) so that it can run beside other servers; the demo account it prints (the `export NAME=value` lines of the framed block)
  * becomes the environment of every code block marked runnable in README.md and the
  * package READMEs: ```sh runnable (bash -euo pipefail) and ```ts runnable (tsx), run
  * in order from the repository root with the CLI on PATH as `platform`. A block fails
@@ -19,6 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 
 const root = fileURLToPath(new URL("../../../", import.meta.url))
 const cliBin = join(root, "packages/cli/dist/bin.js")
+const launcher = join(root, "packages/cli/bin/platform.js")
 const serverMain = join(root, "packages/server/dist/main.js")
 const tsx = join(root, "node_modules/.bin/tsx")
 
@@ -91,10 +93,14 @@ const run = (command: string, args: ReadonlyArray<string>, env: Record<string, s
     })
   })
 
+/** The server's settings (packages/server/src/config.ts, README "Configuration"). */
+const serverSettings = /^(PORT|HOST|PUBLIC_URL|DATABASE_URL|PGLITE_\w+|UPSTREAM|META_\w+|ENCRYPTION_KEY|SESSION_SECRET|REDIS_URL|ROLE|UNSAFE_ALLOW_LOCAL_TARGETS|SANDBOX_\w+|LOG_LEVEL|LOG_FORMAT|NODE_ENV|DATA_DIR|SHUTDOWN_GRACE_MS|METRICS_\w+|OTEL_\w+|DEMO_PASSWORD)$/
+
 let server: ChildProcess | undefined
 let serverOutput = ""
 let scratch = ""
 let env: Record<string, string | undefined> = {}
+const dataDir = () => join(scratch, "data")
 
 beforeAll(async () => {
   if (!existsSync(serverMain) || !existsSync(cliBin)) {
@@ -102,27 +108,13 @@ beforeAll(async () => {
   }
   scratch = mkdtempSync(join(tmpdir(), "readme-test-"))
   const port = await freePort()
-  const baseUrl = `http://127.0.0.1:${port}`
-  server = spawn(process.execPath, [serverMain], {
-    cwd: scratch,
+  // What the test runner's environment may hold (vitest sets NODE_ENV=test; CI sets DATABASE_URL): a reader's shell has none of it.
+  const clean = Object.fromEntries(Object.entries(process.env).filter(([name]) => !serverSettings.test(name)))
+  server = spawn("npm", ["start"], {
+    cwd: root,
+    detached: true, // its own process group: npm, the launcher and the server stop together
     stdio: ["ignore", "pipe", "pipe"],
-    env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      PUBLIC_URL: baseUrl,
-      DATABASE_URL: "", // always the embedded database, whatever CI sets
-      PGLITE_MEMORY: "1",
-      DATA_DIR: join(scratch, "data"),
-      REDIS_URL: "",
-      UPSTREAM: "sandbox",
-      NODE_ENV: "development",
-      ROLE: "all",
-      UNSAFE_ALLOW_LOCAL_TARGETS: "1", // the README's subscription delivers to a receiver on localhost
-      LOG_LEVEL: "warning",
-      LOG_FORMAT: "json",
-      DEMO_PASSWORD: ""
-    }
+    env: { ...clean, PORT: String(port), METRICS_PORT: "off", DATA_DIR: dataDir() }
   })
   server.stdout!.on("data", (c: Buffer) => (serverOutput += c.toString()))
   server.stderr!.on("data", (c: Buffer) => (serverOutput += c.toString()))
@@ -136,7 +128,8 @@ beforeAll(async () => {
   const exported = Object.fromEntries([...serverOutput.matchAll(/^\s*export (\w+)=(\S+)\s*$/gm)].map((m) => [m[1]!, m[2]!]))
   const bin = join(scratch, "bin")
   mkdirSync(bin)
-  writeFileSync(join(bin, "platform"), `#!/bin/sh\nexec "${process.execPath}" "${cliBin}" "$@"\n`)
+  // What `npx platform` runs: the committed launcher, which runs the built CLI.
+  writeFileSync(join(bin, "platform"), `#!/bin/sh\nexec "${process.execPath}" "${launcher}" "$@"\n`)
   chmodSync(join(bin, "platform"), 0o755)
   env = {
     ...process.env,
@@ -152,9 +145,13 @@ beforeAll(async () => {
 afterAll(async () => {
   if (server !== undefined && server.exitCode === null) {
     const exited = new Promise((r) => server!.once("exit", r))
-    server.kill("SIGTERM")
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))])
-    if (server.exitCode === null) server.kill("SIGKILL")
+    process.kill(-server.pid!, "SIGTERM")
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))])
+    try {
+      process.kill(-server.pid!, "SIGKILL")
+    } catch {
+      // the group is gone
+    }
   }
   if (scratch !== "") rmSync(scratch, { recursive: true, force: true })
 }, 30_000)
@@ -162,7 +159,7 @@ afterAll(async () => {
 describe("the first start prints the demo account once", () => {
   it("with a key, both channels and the variables the README uses", () => {
     expect(env.PLATFORM_API_KEY).toMatch(/^pk_live_[0-9A-Za-z]{40}$/)
-    expect(env.PLATFORM_BASE_URL).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
+    expect(env.PLATFORM_BASE_URL).toMatch(/^http:\/\/localhost:\d+$/)
     expect(env.CHANNEL_ID).toMatch(/^\d+$/)
     expect(env.SOCIAL_CHANNEL_ID).toMatch(/^\d+$/)
     expect(env.PLATFORM_DASHBOARD_EMAIL).toBe("demo@example.com")
@@ -170,6 +167,14 @@ describe("the first start prints the demo account once", () => {
     expect(serverOutput.match(/━━ Platform demo account/g)).toHaveLength(1)
     expect(serverOutput).toContain("platform listen --forward-to")
     expect(serverOutput).toContain("/platform/v1/openapi.json")
+    // A plain start takes local receivers, and says so.
+    expect(serverOutput).toContain("webhook targets may be http:// and localhost")
+  })
+
+  it("npm start said what it was building, and the embedded database is in DATA_DIR/pglite", () => {
+    expect(serverOutput).toMatch(/^npm start: building the server and the CLI with turbo/m)
+    expect(serverOutput).toMatch(/^npm start: (nothing to build|built in \d+ s)/m)
+    expect(existsSync(join(dataDir(), "pglite", "PG_VERSION"))).toBe(true)
   })
 })
 
