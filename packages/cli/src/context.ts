@@ -3,7 +3,6 @@ import type { Command } from "commander"
 import { chmod, mkdir, readFile, rename, writeFile } from "node:fs/promises"
 import { homedir } from "node:os"
 import { dirname, join } from "node:path"
-import type { StoredSession } from "./dashboard/session.js"
 import { Output, type TextSink } from "./output.js"
 
 /** What `run` needs from the outside world; process globals in bin.ts, captures in tests. */
@@ -34,6 +33,14 @@ export class CliError extends Error {
 
 /** A usage mistake (exit 2). */
 export const usage = (message: string): CliError => new CliError(message, ExitCode.usage)
+
+/** What `platform login --email` keeps in the profile: the dashboard's session cookie and whose it is. */
+export interface StoredSession {
+  readonly cookie: string
+  readonly email: string
+  /** When the cookie expires (ISO 8601), as the server set it; unknown when it gave no Max-Age or Expires. */
+  readonly expires_at?: string
+}
 
 /** One profile of the config file. */
 export interface Profile {

@@ -1,15 +1,7 @@
 import { AuthenticationError, NotFoundError, Platform } from "@platform/sdk"
+import { CliError, type Context, ExitCode, type StoredSession } from "../context.js"
 
 type HttpMethod = "GET" | "POST" | "PATCH" | "DELETE"
-import { CliError, type Context, ExitCode } from "../context.js"
-
-/** What `platform login --email` keeps in the profile: the dashboard's session cookie and whose it is. */
-export interface StoredSession {
-  readonly cookie: string
-  readonly email: string
-  /** When the cookie expires (ISO 8601), as the server set it; unknown when it gave no Max-Age or Expires. */
-  readonly expires_at?: string
-}
 
 const LOGIN_HINT = "run `platform login --email <your e-mail>`"
 
