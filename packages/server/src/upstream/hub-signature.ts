@@ -1,12 +1,32 @@
-import { createHmac, timingSafeEqual } from "node:crypto"
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto"
+
+/**
+ * A JSON integer written with exactly its digits. Meta writes ids such as
+ * `message_template_id` as bare numbers, many above 2^53: a JavaScript number would
+ * round them (9730438519626231 becomes 9730438519626232), so they travel as text.
+ */
+export class JsonInteger {
+  constructor(readonly digits: string) {
+    if (!/^-?\d+$/.test(digits)) throw new TypeError(`JsonInteger: not an integer: ${digits}`)
+  }
+}
+
+/** A marker no JSON text of ours contains: a JsonInteger is written as a marked string, then unquoted. */
+const INTEGER_MARK = `~json-integer-${randomBytes(6).toString("hex")}~`
+const MARKED_INTEGER = new RegExp(`"${INTEGER_MARK}(-?\\d+)"`, "g")
+
+const markIntegers = (_key: string, value: unknown): unknown =>
+  value instanceof JsonInteger ? `${INTEGER_MARK}${value.digits}` : value
 
 /**
  * JSON the way Meta's webhooks write it: compact, every non-ASCII UTF-16 unit as
- * `\uXXXX` and `/` as `\/`. Signing these bytes exercises verifiers on the same
- * escaping they meet in production (a verifier that re-serializes fails here).
+ * `\uXXXX` and `/` as `\/`, a JsonInteger as its exact digits. Signing these bytes
+ * exercises verifiers on the same escaping they meet in production (a verifier that
+ * re-serializes fails here).
  */
 export const metaJsonStringify = (value: unknown): string =>
-  JSON.stringify(value)
+  JSON.stringify(value, markIntegers)
+    .replace(MARKED_INTEGER, "$1")
     .replace(/\//g, "\\/")
     .replace(/[\u007f-\uffff]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`)
 

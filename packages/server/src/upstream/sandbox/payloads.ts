@@ -1,3 +1,4 @@
+import { JsonInteger } from "../hub-signature.js"
 import { SANDBOX_FAILED_STATUS_ERROR } from "./magic.js"
 import { newMid, newWamid } from "./ids.js"
 
@@ -117,7 +118,7 @@ export const templateStatusPayload = (options: {
 }) =>
   whatsappEnvelope(options.waba_id, "message_template_status_update", {
     event: options.event,
-    message_template_id: Number(options.template_id),
+    message_template_id: new JsonInteger(options.template_id),
     message_template_name: options.name,
     message_template_language: options.language,
     reason: options.reason
