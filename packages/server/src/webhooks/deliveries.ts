@@ -5,7 +5,8 @@ import {
   type EventDelivery,
   NotFound,
   type RawForwardDelivery,
-  StatusLocked
+  StatusLocked,
+  ValidationFailed
 } from "@platform/shared"
 import { Clock, Effect } from "effect"
 import { canonicalEnvelope, deliveryEnvelope } from "../outbox/envelope.js"
@@ -93,6 +94,9 @@ const rawToWire = (row: RawRow): RawForwardDelivery => ({
 
 const STATUSES = new Set(["pending", "delivering", "delivered", "failed"])
 
+/** Filters of normalized deliveries only: with mode=meta they are a mistake to name, not an empty page. */
+const NATIVE_ONLY = ["subscription_id", "event_type"] as const
+
 /** The deliveries API (SPEC §4.6) and redelivery (DESIGN §5). */
 export class Deliveries extends Effect.Service<Deliveries>()("@platform/server/Deliveries", {
   effect: Effect.gen(function*() {
@@ -113,7 +117,18 @@ export class Deliveries extends Effect.Service<Deliveries>()("@platform/server/D
       if (query.channel_id !== undefined) filters.push(sql`platform_channel_id = ${query.channel_id}`)
       if (status !== undefined) filters.push(sql`status = ${status}`)
       if (query.mode === "meta") {
-        if (query.subscription_id !== undefined || query.event_type !== undefined) return empty
+        const misplaced = NATIVE_ONLY.filter((name) => query[name] !== undefined)
+        if (misplaced.length > 0) {
+          return yield* new ValidationFailed({
+            detail: misplaced.map((name) => ({
+              loc: ["query", name],
+              msg: `applies to mode=native only (SPEC §4.6): raw-forward deliveries have no ${name}; drop it or use mode=native`,
+              type: "filter_not_applicable",
+              input: query[name],
+              ctx: { mode: "meta" }
+            }))
+          })
+        }
         const rows = yield* sql<RawRow>`select id, platform_channel_id, status, attempts, next_retry_at, response_status,
             response_body_snippet, last_error, created_at, delivered_at
           from platform_deliveries where ${sql.and(filters)} order by ${order} limit ${query.limit + 1}`

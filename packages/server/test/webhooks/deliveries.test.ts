@@ -146,6 +146,21 @@ layer(WebhooksTestServer, { excludeTestServices: true })("deliveries API, conver
       expect((yield* request("GET", "/platform/v1/webhooks/deliveries?limit=201", { key })).status).toBe(422)
       const meta = yield* request("GET", "/platform/v1/webhooks/deliveries?mode=meta", { key })
       expect(meta.body).toEqual({ mode: "meta", data: [], has_more: false, next_cursor: null })
+      // A native-only filter with mode=meta is a mistake to name, not an empty page.
+      for (const [q, param, input] of [
+        ["mode=meta&subscription_id=12", "subscription_id", 12],
+        ["mode=meta&event_type=message.sent", "event_type", "message.sent"]
+      ] as const) {
+        const r = yield* request("GET", `/platform/v1/webhooks/deliveries?${q}`, { key })
+        expect(r.status, q).toBe(422)
+        expect(r.body.detail).toEqual([{
+          loc: ["query", param],
+          msg: `applies to mode=native only (SPEC §4.6): raw-forward deliveries have no ${param}; drop it or use mode=native`,
+          type: "filter_not_applicable",
+          input,
+          ctx: { mode: "meta" }
+        }])
+      }
       // A delivered raw-forward row has no next retry, whatever its lease column last held.
       const { channelId, key: metaKey } = yield* developer
       const sql = yield* SqlClient.SqlClient

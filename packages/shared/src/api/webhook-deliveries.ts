@@ -21,7 +21,8 @@ export class DeliveriesGroup extends HttpApiGroup.make("deliveries")
       .annotate(
         OpenApi.Description,
         "`mode=native` (default): normalized event deliveries; `mode=meta`: raw-forward deliveries. " +
-          "`errors_only=true` is status=failed. Unknown filter values give an empty page."
+          "`errors_only=true` is status=failed. Unknown filter values give an empty page; " +
+          "`subscription_id` or `event_type` with `mode=meta` is 422 `filter_not_applicable` (raw-forward rows have neither)."
       )
   )
   .add(
