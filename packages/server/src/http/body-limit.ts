@@ -8,17 +8,17 @@ import { Effect, Option } from "effect"
  */
 export const JSON_BODY_MAX_BYTES = 1024 * 1024
 
+/** The body of a 413 in DESIGN's coded shape, for a route whose limit is `maxBytes`. */
+export const payloadTooLargeBody = (maxBytes: number) => ({
+  detail: {
+    code: "payload_too_large",
+    message: `The request body is larger than ${maxBytes} bytes`,
+    max_bytes: maxBytes
+  }
+})
+
 /** 413 in DESIGN's coded shape. */
-export const payloadTooLarge = HttpServerResponse.unsafeJson(
-  {
-    detail: {
-      code: "payload_too_large",
-      message: `The request body is larger than ${JSON_BODY_MAX_BYTES} bytes`,
-      max_bytes: JSON_BODY_MAX_BYTES
-    }
-  },
-  { status: 413 }
-)
+export const payloadTooLarge = HttpServerResponse.unsafeJson(payloadTooLargeBody(JSON_BODY_MAX_BYTES), { status: 413 })
 
 /** A body read that stopped at the limit (the platform's reader says "maxBytes exceeded"). */
 export const overLimit = (error: { readonly cause?: unknown }): boolean =>

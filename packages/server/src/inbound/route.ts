@@ -2,6 +2,7 @@ import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/p
 import { Effect, Exit, FiberRef, FiberRefs, Layer, LogLevel, Runtime } from "effect"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { AppConfig } from "../config.js"
+import { payloadTooLargeBody } from "../http/body-limit.js"
 import { frontRequest, FrontRoutes } from "../http/front-route.js"
 import { countInbound } from "../telemetry/metrics.js"
 import { SANDBOX_CALLBACK_HEADER } from "../upstream/sandbox/webhook-poster.js"
@@ -15,27 +16,41 @@ const MAX_BODY_BYTES = 10 * 1024 * 1024
 
 const UNREADABLE = { detail: { code: "invalid_body", message: "the request body could not be read" } }
 
-/** The exact bytes received, or undefined when the body cannot be read (or exceeds MAX_BODY_BYTES). */
-const readBody = (source: IncomingMessage, done: (body: Uint8Array | undefined) => void) => {
+/** A failed handshake, in DESIGN's coded shape like every other refusal. */
+const HANDSHAKE_REFUSED = {
+  detail: {
+    code: "handshake_refused",
+    message: "hub.mode must be subscribe and hub.verify_token must be the app's verify token (META_VERIFY_TOKEN)"
+  }
+}
+
+type ReadBody = { readonly _tag: "Read"; readonly body: Uint8Array } | { readonly _tag: "TooLarge" } | { readonly _tag: "Unreadable" }
+
+/** The exact bytes received; TooLarge past MAX_BODY_BYTES (declared or counted), Unreadable when the read fails. */
+const readBody = (source: IncomingMessage, done: (read: ReadBody) => void) => {
+  if (Number(source.headers["content-length"] ?? 0) > MAX_BODY_BYTES) {
+    source.resume()
+    return done({ _tag: "TooLarge" })
+  }
   const chunks: Array<Buffer> = []
   let size = 0
   let finished = false
-  const finish = (body: Uint8Array | undefined) => {
+  const finish = (read: ReadBody) => {
     if (finished) return
     finished = true
     source.off("data", onData)
-    done(body)
+    done(read)
   }
   const onData = (chunk: Buffer) => {
     size += chunk.length
     if (size > MAX_BODY_BYTES) {
-      finish(undefined)
+      finish({ _tag: "TooLarge" })
       source.resume()
     } else chunks.push(chunk)
   }
   source.on("data", onData)
-  source.once("end", () => finish(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)))
-  source.once("error", () => finish(undefined))
+  source.once("end", () => finish({ _tag: "Read", body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size) }))
+  source.once("error", () => finish({ _tag: "Unreadable" }))
 }
 
 const isInboundPost = (request: IncomingMessage) => {
@@ -105,10 +120,11 @@ const InboundPostRoute = Layer.scopedDiscard(Effect.gen(function*() {
         )),
         { onExit: (exit) => Exit.isSuccess(exit) && respond(exit.value) }
       )
-    readBody(request, (body) => {
-      if (body === undefined) return respond({ status: 400, body: UNREADABLE, outcome: "invalid_body" })
+    readBody(request, (read) => {
+      if (read._tag === "TooLarge") return respond({ status: 413, body: payloadTooLargeBody(MAX_BODY_BYTES), outcome: "invalid_body" })
+      if (read._tag === "Unreadable") return respond({ status: 400, body: UNREADABLE, outcome: "invalid_body" })
       try {
-        inbound.receive(body, request.headers["x-hub-signature-256"] as string | undefined, {
+        inbound.receive(read.body, request.headers["x-hub-signature-256"] as string | undefined, {
           respond,
           run,
           traceParent: span?.traceParent
@@ -136,7 +152,7 @@ export const InboundRoutes = HttpApiBuilder.Router.use((router) =>
         const query = request.url.includes("?") ? request.url.slice(request.url.indexOf("?") + 1) : ""
         const challenge = handshakeChallenge(new URLSearchParams(query), config.metaVerifyToken)
         return challenge === undefined
-          ? HttpServerResponse.text("Forbidden", { status: 403 })
+          ? HttpServerResponse.unsafeJson(HANDSHAKE_REFUSED, { status: 403 })
           : HttpServerResponse.text(challenge, { status: 200, contentType: "text/plain" })
       })
     )

@@ -70,7 +70,12 @@ export const envelopeSql = (e: {
 /**
  * SQL: the data of a message.* event, its fields in SPEC §6.2 order (status events
  * add `error`). Each argument is an SQL expression over the writer's rows.
+ * SPEC §6.2 names three sources (contact, api, app_echo): a broadcast's message,
+ * stored with source `broadcast`, is a send through the API, so its events say `api`.
  */
+const eventSourceSql = (source: string): string =>
+  `(case when ${source} = 'broadcast' then 'api' else ${source} end)::text`
+
 export const messageDataSql = (m: {
   readonly id: string
   readonly conversationId: string
@@ -86,7 +91,7 @@ export const messageDataSql = (m: {
   readonly error?: string | undefined
 }): string =>
   jsonObjectSql(`${m.id}::bigint as message_id, ${m.conversationId}::bigint as conversation_id, ${m.peer}::text as peer_id,
-    ${m.direction}::text as direction, ${m.source}::text as source, ${m.type}::text as type, ${m.text}::text as text,
+    ${m.direction}::text as direction, ${eventSourceSql(m.source)} as source, ${m.type}::text as type, ${m.text}::text as text,
     ${m.mediaId} is not null as has_media, ${m.mediaId}::text as media_id, ${m.status}::text as status,
     ${m.metaMessageId}::text as meta_message_id${m.error === undefined ? "" : `, ${m.error}::json as error`}`)
 

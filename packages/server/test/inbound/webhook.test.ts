@@ -51,7 +51,7 @@ const statusOf = (mid: string) =>
   )
 
 layer(TestInbound(), { excludeTestServices: true })("/webhook/incoming", (it) => {
-  it.effect("GET answers the handshake with the challenge verbatim as text/plain, 403 otherwise", () =>
+  it.effect("GET answers the handshake with the challenge verbatim as text/plain, otherwise 403 handshake_refused in DESIGN's error shape", () =>
     Effect.gen(function*() {
       const base = yield* baseUrl
       const ok = yield* Effect.promise(() =>
@@ -67,7 +67,45 @@ layer(TestInbound(), { excludeTestServices: true })("/webhook/incoming", (it) =>
       ]) {
         const res = yield* Effect.promise(() => fetch(`${base}/webhook/incoming?${query}`))
         expect(res.status).toBe(403)
+        expect(res.headers.get("content-type")).toContain("application/json")
+        expect(yield* Effect.promise(() => res.json())).toEqual({
+          detail: {
+            code: "handshake_refused",
+            message: "hub.mode must be subscribe and hub.verify_token must be the app's verify token (META_VERIFY_TOKEN)"
+          }
+        })
       }
+    }))
+
+  it.effect("a POST body over 10 MiB is 413 payload_too_large in DESIGN's error shape, declared or streamed", () =>
+    Effect.gen(function*() {
+      const base = yield* baseUrl
+      const max = 10 * 1024 * 1024
+      const expected = {
+        detail: { code: "payload_too_large", message: `The request body is larger than ${max} bytes`, max_bytes: max }
+      }
+      const declared = yield* Effect.promise(() =>
+        fetch(`${base}/webhook/incoming`, { method: "POST", headers: { "content-type": "application/json" }, body: new Uint8Array(max + 1) })
+      )
+      expect(declared.status).toBe(413)
+      expect(yield* Effect.promise(() => declared.json())).toEqual(expected)
+      // Without a Content-Length (chunked): counted while read.
+      const chunk = new Uint8Array(1024 * 1024)
+      const streamed = yield* Effect.promise(() =>
+        fetch(`${base}/webhook/incoming`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: new ReadableStream({
+            start(controller) {
+              for (let i = 0; i < 11; i++) controller.enqueue(chunk)
+              controller.close()
+            }
+          }),
+          duplex: "half"
+        } as RequestInit)
+      )
+      expect(streamed.status).toBe(413)
+      expect(yield* Effect.promise(() => streamed.json())).toEqual(expected)
     }))
 
   it.effect("the signature over Meta's escaped wire bytes is accepted; re-encoded JSON with that signature is 401 and stores nothing", () =>

@@ -1,18 +1,21 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { noQueryParams } from "../common.js"
 import { Account, AccountPatch, Billing, Conflict, InsufficientRole, Me, PlanChange } from "../account.js"
 import { wire } from "../errors.js"
 import { DashboardAuth, InputGuard } from "./security.js"
 
 /** The signed-in user, their account and billing (plan, usage, limits). */
 export class DashboardAccountGroup extends HttpApiGroup.make("dashboardAccount")
-  .add(HttpApiEndpoint.get("me", "/platform/dashboard/me").addSuccess(Me).annotate(OpenApi.Summary, "The session's user, account, role, plan and usage"))
+  .add(HttpApiEndpoint.get("me", "/platform/dashboard/me").setUrlParams(noQueryParams).addSuccess(Me).annotate(OpenApi.Summary, "The session's user, account, role, plan and usage"))
   .add(
     HttpApiEndpoint.get("get", "/platform/dashboard/account")
+      .setUrlParams(noQueryParams)
       .addSuccess(Account)
       .annotate(OpenApi.Summary, "The account: name and plan")
   )
   .add(
     HttpApiEndpoint.patch("update", "/platform/dashboard/account")
+      .setUrlParams(noQueryParams)
       .annotate(OpenApi.Summary, "Rename the account (owner or admin)")
       .setPayload(AccountPatch)
       .addSuccess(Account)
@@ -20,11 +23,13 @@ export class DashboardAccountGroup extends HttpApiGroup.make("dashboardAccount")
   )
   .add(
     HttpApiEndpoint.get("billing", "/platform/dashboard/billing")
+      .setUrlParams(noQueryParams)
       .addSuccess(Billing)
       .annotate(OpenApi.Summary, "The plan, this month's usage and the plan's limits")
   )
   .add(
     HttpApiEndpoint.post("changePlan", "/platform/dashboard/billing/plan")
+      .setUrlParams(noQueryParams)
       .annotate(OpenApi.Summary, "Change the plan (owner only)")
       .setPayload(PlanChange)
       .addSuccess(Billing)

@@ -1,4 +1,5 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { noQueryParams } from "../common.js"
 import { Schema } from "effect"
 import { ApiKey, ApiKeyCreate, ApiKeyCreated, ApiKeyPatch } from "../api-key.js"
 import { NotFound, ValidationFailed, wire } from "../errors.js"
@@ -11,11 +12,13 @@ const KeyPath = Schema.Struct({ id: PathId("The API key's id") })
 export class DashboardApiKeysGroup extends HttpApiGroup.make("dashboardApiKeys")
   .add(
     HttpApiEndpoint.get("list", "/platform/dashboard/api-keys")
+      .setUrlParams(noQueryParams)
       .addSuccess(Schema.Array(ApiKey))
       .annotate(OpenApi.Summary, "List the account's API keys (never their plaintext)")
   )
   .add(
     HttpApiEndpoint.post("create", "/platform/dashboard/api-keys")
+      .setUrlParams(noQueryParams)
       .annotate(OpenApi.Summary, "Create an API key; its plaintext is in this response only")
       .setPayload(ApiKeyCreate)
       .addSuccess(ApiKeyCreated, { status: 201 })
@@ -28,6 +31,7 @@ export class DashboardApiKeysGroup extends HttpApiGroup.make("dashboardApiKeys")
   )
   .add(
     HttpApiEndpoint.patch("update", "/platform/dashboard/api-keys/:id")
+      .setUrlParams(noQueryParams)
       .annotate(OpenApi.Summary, "Rename, deactivate, expire or re-limit an API key")
       .setPath(KeyPath)
       .setPayload(ApiKeyPatch)
@@ -37,6 +41,7 @@ export class DashboardApiKeysGroup extends HttpApiGroup.make("dashboardApiKeys")
   )
   .add(
     HttpApiEndpoint.del("delete", "/platform/dashboard/api-keys/:id")
+      .setUrlParams(noQueryParams)
       .annotate(OpenApi.Summary, "Delete an API key; requests with it are 401 from then on")
       .setPath(KeyPath)
       .addSuccess(HttpApiSchema.NoContent)

@@ -1,4 +1,5 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { noQueryParams } from "../common.js"
 import { Schema } from "effect"
 import { ChannelWebhook, ChannelWebhookUpdate, Conflict, ConnectChat, ConnectSocial, DashboardChannel } from "../account.js"
 import { BadRequest, NotFound, PlanForbidden, UpstreamFailure, ValidationFailed, wire } from "../errors.js"
@@ -12,11 +13,13 @@ const ChannelPath = Schema.Struct({ id: PathId("The channel's id") })
 export class DashboardChannelsGroup extends HttpApiGroup.make("dashboardChannels")
   .add(
     HttpApiEndpoint.get("list", "/platform/dashboard/channels")
+      .setUrlParams(noQueryParams)
       .addSuccess(Schema.Array(DashboardChannel))
       .annotate(OpenApi.Summary, "List the account's channels with their raw-forward settings")
   )
   .add(
     HttpApiEndpoint.post("connectChat", "/platform/dashboard/channels/connect/chat")
+      .setUrlParams(noQueryParams)
       .setPayload(ConnectChat)
       .addSuccess(DashboardChannel, { status: 201 })
       .addError(wire(PlanForbidden))
@@ -26,6 +29,7 @@ export class DashboardChannelsGroup extends HttpApiGroup.make("dashboardChannels
   )
   .add(
     HttpApiEndpoint.post("connectSocial", "/platform/dashboard/channels/connect/social")
+      .setUrlParams(noQueryParams)
       .setPayload(ConnectSocial)
       .addSuccess(DashboardChannel, { status: 201 })
       .addError(wire(PlanForbidden))
@@ -36,6 +40,7 @@ export class DashboardChannelsGroup extends HttpApiGroup.make("dashboardChannels
   )
   .add(
     HttpApiEndpoint.del("disconnect", "/platform/dashboard/channels/:id")
+      .setUrlParams(noQueryParams)
       .annotate(OpenApi.Summary, "Disconnect a channel")
       .setPath(ChannelPath)
       .addSuccess(HttpApiSchema.NoContent)
@@ -43,6 +48,7 @@ export class DashboardChannelsGroup extends HttpApiGroup.make("dashboardChannels
   )
   .add(
     HttpApiEndpoint.patch("webhook", "/platform/dashboard/channels/:id/webhook")
+      .setUrlParams(noQueryParams)
       .setPath(ChannelPath)
       .setPayload(ChannelWebhookUpdate)
       .addSuccess(ChannelWebhook)
@@ -52,6 +58,7 @@ export class DashboardChannelsGroup extends HttpApiGroup.make("dashboardChannels
   )
   .add(
     HttpApiEndpoint.post("sandboxInbound", "/platform/dashboard/sandbox/inbound")
+      .setUrlParams(noQueryParams)
       .setPayload(SandboxInbound)
       .addSuccess(SandboxInboundAccepted, { status: 202 })
       .addError(wire(NotFound))

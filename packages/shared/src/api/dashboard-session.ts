@@ -1,4 +1,5 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { noQueryParams } from "../common.js"
 import { EmailTaken, Login, Me, Signup } from "../account.js"
 import { RateLimited, Unauthorized, wire } from "../errors.js"
 import { InputGuard, SameOrigin } from "./security.js"
@@ -7,6 +8,7 @@ import { InputGuard, SameOrigin } from "./security.js"
 export class DashboardSessionGroup extends HttpApiGroup.make("dashboardSession")
   .add(
     HttpApiEndpoint.post("signup", "/platform/dashboard/signup")
+      .setUrlParams(noQueryParams)
       .setPayload(Signup)
       .addSuccess(Me, { status: 201 })
       .addError(wire(EmailTaken))
@@ -14,6 +16,7 @@ export class DashboardSessionGroup extends HttpApiGroup.make("dashboardSession")
   )
   .add(
     HttpApiEndpoint.post("login", "/platform/dashboard/login")
+      .setUrlParams(noQueryParams)
       .setPayload(Login)
       .addSuccess(Me)
       .addError(wire(Unauthorized))
@@ -23,6 +26,7 @@ export class DashboardSessionGroup extends HttpApiGroup.make("dashboardSession")
   )
   .add(
     HttpApiEndpoint.post("logout", "/platform/dashboard/logout")
+      .setUrlParams(noQueryParams)
       .addSuccess(HttpApiSchema.NoContent)
       .annotate(OpenApi.Summary, "Revoke the session and clear the cookie")
   )

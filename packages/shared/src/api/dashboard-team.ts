@@ -1,4 +1,5 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { noQueryParams } from "../common.js"
 import { Schema } from "effect"
 import { Conflict, EmailTaken, InsufficientRole, TeamAdd, TeamMember } from "../account.js"
 import { NotFound, ValidationFailed, wire } from "../errors.js"
@@ -9,11 +10,13 @@ import { DashboardAuth, InputGuard } from "./security.js"
 export class DashboardTeamGroup extends HttpApiGroup.make("dashboardTeam")
   .add(
     HttpApiEndpoint.get("list", "/platform/dashboard/team")
+      .setUrlParams(noQueryParams)
       .addSuccess(Schema.Array(TeamMember))
       .annotate(OpenApi.Summary, "List the account's members and their roles")
   )
   .add(
     HttpApiEndpoint.post("add", "/platform/dashboard/team")
+      .setUrlParams(noQueryParams)
       .annotate(OpenApi.Summary, "Add a member with a role (owner or admin)")
       .setPayload(TeamAdd)
       .addSuccess(TeamMember, { status: 201 })
@@ -23,6 +26,7 @@ export class DashboardTeamGroup extends HttpApiGroup.make("dashboardTeam")
   )
   .add(
     HttpApiEndpoint.del("remove", "/platform/dashboard/team/:user_id")
+      .setUrlParams(noQueryParams)
       .annotate(OpenApi.Summary, "Remove a member (owner or admin; a member may remove themselves)")
       .setPath(Schema.Struct({ user_id: PathId("The member's user id") }))
       .addSuccess(HttpApiSchema.NoContent)
