@@ -43,6 +43,15 @@ export const wellFormedMessage = (m: unknown, peer: unknown): m is JsonObject & 
 export const wellFormedStatus = (s: unknown): s is JsonObject & { readonly id: string; readonly status: string } =>
   isObject(s) && typeof s.id === "string" && typeof s.status === "string"
 
+/** The message's context, referral, errors, system and identity beside the type's object. */
+const withExtras = (m: JsonObject, payload: Record<string, unknown>) => {
+  for (const extra of ["context", "referral", "errors", "system", "identity"]) {
+    const v = m[extra]
+    if (v !== undefined && !(extra in payload)) payload[extra] = v
+  }
+  return payload
+}
+
 /** The text a WhatsApp message shows, its media id and its stored payload (the type's object plus context). */
 export const waMessageContent = (
   m: JsonObject & { readonly type: string }
@@ -81,12 +90,15 @@ export const waMessageContent = (
     : typeObj === undefined
     ? {}
     : { [m.type]: typeObj }
-  for (const extra of ["context", "referral", "errors", "system", "identity"]) {
-    const v = m[extra]
-    if (v !== undefined && !(extra in payload)) payload[extra] = v
+  // A text's words are `payload.text` on every channel kind, SPEC's name (the send's `text`, the events'
+  // `text`); WhatsApp calls them `text.body`, Instagram and Messenger `message.text`.
+  if (m.type === "text" && "body" in payload && !("text" in payload)) {
+    const { body: words, ...rest } = payload
+    return { body, media_id, payload: withExtras(m, { text: words, ...rest }) }
   }
-  return { body, media_id, payload }
+  return { body, media_id, payload: withExtras(m, payload) }
 }
+
 
 /** Type, text and payload of an Instagram / Messenger message object. */
 export const socialMessageContent = (message: JsonObject) => {

@@ -12,7 +12,7 @@ const payloadOf = (body: SendMessage): unknown => {
   const context = body.context !== undefined ? { context: body.context } : {}
   switch (body.type) {
     case "text":
-      return { ...(body.preview_url !== undefined ? { preview_url: body.preview_url } : {}), ...context }
+      return { text: body.text, ...(body.preview_url !== undefined ? { preview_url: body.preview_url } : {}), ...context }
     case "template":
       return {
         template_name: body.template_name,

@@ -182,7 +182,7 @@ layer(TestInbound(), { excludeTestServices: true })("/webhook/incoming", (it) =>
       const stored = yield* rows<{ text: string; payload: any }>((sql) => sql`
         select text, payload from messages where platform_channel_id = ${ch.channelId} order by id`)
       expect(stored.map((m) => m.text)).toEqual(["a\uFFFDb", "path C:\\u0000"])
-      expect(stored[0]!.payload.body).toBe("a\uFFFDb")
+      expect(stored[0]!.payload).toEqual({ text: "a\uFFFDb" })
       const events = yield* eventsOf(ch.accountId)
       expect(events.filter((e) => e.event_type === "message.received").map((e) => e.envelope.data.text)).toEqual(["a\uFFFDb", "path C:\\u0000"])
     }))
@@ -528,7 +528,7 @@ layer(TestInbound(), { excludeTestServices: true })("/webhook/incoming with bodi
       expect((yield* postInbound(payload)).status).toBe(200)
       const stored = yield* rows<{ text: string; payload: any }>((sql) => sql`
         select text, payload from messages where platform_channel_id = ${ch.channelId}`)
-      expect(stored).toEqual([{ text: "a\uFFFDb \uFFFD 😀", payload: { body: "a\uFFFDb \uFFFD 😀" } }])
+      expect(stored).toEqual([{ text: "a\uFFFDb \uFFFD 😀", payload: { text: "a\uFFFDb \uFFFD 😀" } }])
       const events = yield* eventsOf(ch.accountId)
       expect(events.filter((e) => e.event_type === "message.received").map((e) => e.envelope.data.text)).toEqual(["a\uFFFDb \uFFFD 😀"])
       const [forward] = yield* forwardsOf(ch.channelId)
@@ -543,7 +543,7 @@ layer(TestInbound(), { excludeTestServices: true })("/webhook/incoming with bodi
       const answer = yield* postInbound(waEnvelope([{ id: ch.line.waba_id, changes: [messagesChange(ch.line, { messages: [message] })] }]))
       expect(answer.status).toBe(200)
       const [stored] = yield* rows<{ payload: any }>((sql) => sql`select payload from messages where platform_channel_id = ${ch.channelId}`)
-      expect(stored!.payload).toEqual({ body: "keys", "a\uFFFD": 1, "b\uFFFD": 2 })
+      expect(stored!.payload).toEqual({ text: "keys", "a\uFFFD": 1, "b\uFFFD": 2 })
     }))
 
   const value = (line: { phone_number_id: string }, v: Record<string, unknown>) => ({

@@ -21,6 +21,7 @@ import sessionExpiryIndex from "./0022_session_expiry_index.js"
 import templateSubmittingIndex from "./0023_template_submitting_index.js"
 import traceContext from "./0024_trace_context.js"
 import deliveryHolders from "./0025_delivery_holders.js"
+import textPayloadName from "./0026_text_payload_name.js"
 
 /** Migrations imported statically (not read from disk) so the bundled server carries them. */
 export const migrations = {
@@ -46,5 +47,6 @@ export const migrations = {
   "0022_session_expiry_index": sessionExpiryIndex,
   "0023_template_submitting_index": templateSubmittingIndex,
   "0024_trace_context": traceContext,
-  "0025_delivery_holders": deliveryHolders
+  "0025_delivery_holders": deliveryHolders,
+  "0026_text_payload_name": textPayloadName
 }
