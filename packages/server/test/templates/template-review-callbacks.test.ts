@@ -37,7 +37,7 @@ layer(MessagingTestServer(), { timeout: 120_000, excludeTestServices: true })("t
       const big = found!
 
       const approved = yield* eventually(Effect.map(
-        q<{ meta_status: string }>`select meta_status from templates where id = ${big.id}`,
+        q<{ meta_status: string }>`select meta_status from templates where id = ${big.id}`.pipe(Effect.orDie),
         (rows) => (rows[0]?.meta_status === "approved" ? rows[0] : undefined)
       ))
       expect(approved.meta_status).toBe("approved")
