@@ -19,6 +19,7 @@ export const ErrorCodes = {
   legacy_row_supply_components: 422,
   event_not_configured: 422,
   channel_unusable: 422,
+  template_unusable: 422,
   idempotency_key_reused: 422,
   not_implemented: 501,
   upstream_error: 502,
@@ -168,6 +169,28 @@ export class ChannelUnusable extends Schema.TaggedError<ChannelUnusable>()(
   coded("channel_unusable")
 ) {
   static readonly code = "channel_unusable"
+}
+
+/**
+ * A broadcast's template cannot be sent: the channel does not have it (`not_found`), it is
+ * not approved (`not_approved`, with its `meta_status`), or recipients would go without the
+ * parameters it needs (`parameters_missing`: how many, the first of them, and what is missing).
+ */
+export class TemplateUnusable extends Schema.TaggedError<TemplateUnusable>()(
+  "TemplateUnusable",
+  {
+    message: message("the broadcast's template cannot be sent"),
+    reason: Schema.Literal("not_found", "not_approved", "parameters_missing"),
+    template_name: Schema.String,
+    language_code: Schema.String,
+    meta_status: optional(Schema.NullOr(Schema.String)),
+    recipients_missing: optional(Schema.Int),
+    recipients: optional(Schema.Array(Schema.String)),
+    missing: optional(Schema.Array(Schema.String))
+  },
+  coded("template_unusable")
+) {
+  static readonly code = "template_unusable"
 }
 
 export class IdempotencyKeyReused extends Schema.TaggedError<IdempotencyKeyReused>()(
@@ -427,6 +450,7 @@ export const ErrorClasses = [
   LegacyRowSupplyComponents,
   EventNotConfigured,
   ChannelUnusable,
+  TemplateUnusable,
   IdempotencyKeyReused,
   NotImplemented,
   UpstreamFailure,

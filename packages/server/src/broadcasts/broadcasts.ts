@@ -26,7 +26,8 @@ import { ChannelCredentialsCache, type UsableChannel } from "../channels/channel
 import { Idempotency, requestHash, type StoredResponse } from "../messages/idempotency.js"
 import { Messages, type Replayed } from "../messages/messages.js"
 import { cursorRange, toPage } from "../http/pagination.js"
-import { checkTemplateParameters } from "../templates/template-parameters.js"
+import { checkTemplateParameters, type StoredTemplate } from "../templates/template-parameters.js"
+import { recipientsFillTemplate, usableTemplate } from "./broadcast-template.js"
 import { Usage } from "../accounts/usage.js"
 
 interface BroadcastRow {
@@ -145,21 +146,16 @@ export class Broadcasts extends Effect.Service<Broadcasts>()("@platform/server/B
       })
 
     /**
-     * Runtime components checked against the channel's local copy of the template, as
-     * a template send of POST /messages is (when there is one): a mismatch is a 422 at
-     * the component now rather than a failed recipient later. `at` places an issue of
-     * `components` in the request body.
+     * Runtime components checked against the channel's copy of the template, as a template
+     * send of POST /messages is: a mismatch is a 422 at the component now rather than a
+     * failed recipient later. `at` places an issue of `components` in the request body.
      */
     const checkComponents = (
-      channel: Pick<UsableChannel, "id" | "account_id">,
-      templateName: string,
-      language: string,
+      template: StoredTemplate | undefined,
       items: ReadonlyArray<{ readonly components: RuntimeComponents | undefined; readonly at: ReadonlyArray<string | number> }>
     ) =>
       Effect.gen(function*() {
-        if (items.every((i) => i.components === undefined)) return
-        const template = yield* messages.localTemplate(channel, templateName, language)
-        if (template === undefined) return
+        if (template === undefined || items.every((i) => i.components === undefined)) return
         const issues = items.flatMap((item) =>
           item.components === undefined
             ? []
@@ -167,6 +163,13 @@ export class Broadcasts extends Effect.Service<Broadcasts>()("@platform/server/B
         )
         if (issues.length > 0) return yield* new ValidationFailed({ detail: issues })
       })
+
+    /** The template of a draft or scheduled broadcast about to be scheduled or sent: usable, and filled for every recipient. */
+    const checkTemplate = (accountId: number, row: BroadcastRow) =>
+      Effect.flatMap(
+        usableTemplate(messages, { id: row.platform_channel_id, account_id: accountId }, row.template_name, row.language_code),
+        (template) => recipientsFillTemplate(sql, row, template)
+      )
 
     /** The month's broadcasts quota, consumed once per broadcast (the first schedule or send). */
     const countQuota = (accountId: number, row: BroadcastRow) =>
@@ -186,7 +189,8 @@ export class Broadcasts extends Effect.Service<Broadcasts>()("@platform/server/B
           if (channel.type !== "chat") {
             return yield* new ChatOnly({ message: `broadcasts run on chat channels only; channel ${channel.id} is a social channel` })
           }
-          yield* checkComponents(channel, input.template_name, input.language_code, [{ components: input.components, at: [] }])
+          const template = yield* usableTemplate(messages, channel, input.template_name, input.language_code)
+          yield* checkComponents(template, [{ components: input.components, at: [] }])
           return yield* sql.withTransaction(Effect.gen(function*() {
             const [row] = yield* sql<BroadcastRow>`
               insert into broadcasts (developer_account_id, platform_channel_id, name, template_name, language_code, components)
@@ -235,12 +239,12 @@ export class Broadcasts extends Effect.Service<Broadcasts>()("@platform/server/B
           const unique = firstPerKey(channel!.type, input.recipients)
           const keys = unique.map((r) => r.key)
           const components = unique.map((r) => (r.components === undefined ? null : json(r.components)))
-          yield* checkComponents(
+          const { template } = yield* messages.templateStanding(
             { id: row.platform_channel_id, account_id: accountId },
             row.template_name,
-            row.language_code,
-            input.recipients.map((r, i) => ({ components: r.components, at: ["recipients", i] }))
+            row.language_code
           )
+          yield* checkComponents(template, input.recipients.map((r, i) => ({ components: r.components, at: ["recipients", i] })))
           const [known] = yield* sql<{ n: number }>`select count(*)::int as n from broadcast_recipients
             where broadcast_id = ${id} and to_key = any(${keys}::text[])`.pipe(Effect.orDie)
           const fresh = keys.length - known!.n
@@ -316,6 +320,7 @@ export class Broadcasts extends Effect.Service<Broadcasts>()("@platform/server/B
         const row = yield* find(accountId, id, true)
         if (row.status !== "draft") return yield* locked(row, "scheduled")
         if (row.recipient_count === 0) return yield* new NoRecipients()
+        yield* checkTemplate(accountId, row)
         if (at.getTime() < now - SCHEDULE_SKEW_MS) {
           return yield* new ValidationFailed({
             detail: [{
@@ -343,6 +348,7 @@ export class Broadcasts extends Effect.Service<Broadcasts>()("@platform/server/B
           const row = yield* find(accountId, id, true)
           if (row.status !== "draft" && row.status !== "scheduled") return yield* locked(row, "sent")
           if (row.recipient_count === 0) return yield* new NoRecipients()
+          yield* checkTemplate(accountId, row)
           yield* countQuota(accountId, row)
           const [updated] = yield* sql<BroadcastRow>`update broadcasts
             set status = 'sending', started_at = now(), completed_at = null, quota_counted = true, updated_at = now()

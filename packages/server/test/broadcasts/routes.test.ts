@@ -3,6 +3,7 @@ import { Effect } from "effect"
 import { createKey, request, signup } from "../auth/support.js"
 import {
   api,
+  BROADCAST_TEMPLATE,
   broadcastRow,
   draftBody,
   draftWith,
@@ -31,7 +32,7 @@ layer(MessagingTestServer(), { timeout: 120_000, excludeTestServices: true })("b
       expect(created.body).toMatchObject({
         name: "May promo",
         platform_channel_id: s.chat,
-        template_name: "unchecked_template",
+        template_name: BROADCAST_TEMPLATE,
         language_code: "en_US",
         status: "draft",
         recipient_count: 0,
@@ -162,9 +163,10 @@ layer(MessagingTestServer(), { timeout: 120_000, excludeTestServices: true })("b
       expect(load.status).toBe(422)
       expect(load.body.detail.map((d: any) => d.loc)).toEqual([["body", "recipients", 2, "components", 0, "parameters"]])
       expect(yield* recipientRows(id)).toHaveLength(0)
-      // Another template's components are the upstream's to judge: no local copy, no check.
-      const unknown = yield* api(s, "POST", "", draftBody(s, { components: short }))
-      expect(unknown.status).toBe(201)
+      // A template the channel does not have is refused whatever the components (issue 42: it failed at send time).
+      const unknown = yield* api(s, "POST", "", draftBody(s, { template_name: "no_such_template", components: short }))
+      expect(unknown.status).toBe(422)
+      expect(unknown.body.detail).toMatchObject({ code: "template_unusable", reason: "not_found", template_name: "no_such_template" })
     }))
 
   it.effect("recipients are deduplicated by to within a call and against those loaded before", () =>
@@ -241,7 +243,7 @@ layer(MessagingTestServer(), { timeout: 120_000, excludeTestServices: true })("b
       // The same `to` is refused by POST /messages at body.to: one rule for both.
       const direct = yield* request("POST", "/platform/v1/messages", {
         key: s.key,
-        body: { channel_id: s.chat, to: "   ", type: "template", template_name: "unchecked_template", language_code: "en_US" }
+        body: { channel_id: s.chat, to: "   ", type: "template", template_name: BROADCAST_TEMPLATE, language_code: "en_US" }
       })
       expect(direct.status).toBe(422)
       expect(direct.body.detail[0].loc).toEqual(["body", "to"])

@@ -1,8 +1,21 @@
 import { Effect } from "effect"
 import { currentPeriod } from "../../src/db/usage-period.js"
-import { request, type Setup, sql } from "../messages/support.js"
+import { approvedTemplate, request, type Setup, setup as messagingSetup, sql } from "../messages/support.js"
 
-export { MessagingTestServer, request, sandboxSends, type Setup, setup, sharedSetup, sql } from "../messages/support.js"
+export { MessagingTestServer, request, sandboxSends, type Setup, sql } from "../messages/support.js"
+
+/** The approved template (no parameters) every draft of these tests sends unless it names another. */
+export const BROADCAST_TEMPLATE = "promo_update"
+
+/** A messaging setup whose chat channel has BROADCAST_TEMPLATE, approved (locally and in the sandbox). */
+export const setup = (label = "bc") =>
+  Effect.tap(messagingSetup(label), (s) => approvedTemplate(s, BROADCAST_TEMPLATE))
+
+/** `setup(label)` once per test file: the first test to ask builds it, the others share it. */
+export const sharedSetup = (label: string) => {
+  let ready: Setup | undefined
+  return Effect.suspend(() => (ready ? Effect.succeed(ready) : setup(label).pipe(Effect.tap((s) => (ready = s)))))
+}
 
 let n = 0
 /** A recipient number no other test of the file uses. */
@@ -20,7 +33,7 @@ export const api = (s: Setup, method: string, path: string, body?: unknown, head
 export const draftBody = (s: Setup, fields: Record<string, unknown> = {}) => ({
   name: "May promo",
   channel_id: s.chat,
-  template_name: "unchecked_template",
+  template_name: BROADCAST_TEMPLATE,
   language_code: "en_US",
   ...fields
 })

@@ -5,7 +5,7 @@ import { setupServer } from "msw/node"
 import { BroadcastSender } from "../../src/broadcasts/broadcast-sender.js"
 import { Secrets } from "../../src/crypto/secrets.js"
 import { createKey, signup } from "../auth/support.js"
-import { api, broadcastRow, draftWith } from "../broadcasts/support.js"
+import { api, BROADCAST_TEMPLATE, broadcastRow, draftWith } from "../broadcasts/support.js"
 import { GRAPH, VERSION } from "../fixtures/meta/index.js"
 import { signedBody, statusCallback, wamid } from "../fixtures/meta/inbound.js"
 import { DatabaseOutage, TestDatabaseBehindProxy } from "../support/outage-proxy.js"
@@ -52,6 +52,10 @@ const setupMeta = Effect.gen(function*() {
     insert into platform_channels (developer_account_id, type, name, phone_number_id, waba_id, access_token_encrypted)
     values (${dev.accountId}, 'chat', 'msw', ${LINE.phone_number_id}, ${LINE.waba_id}, ${secrets.encrypt("EAAGoutageToken0123456789")})
     returning id`
+  // The template its broadcasts send, approved (Meta, the msw handler, sends any name).
+  yield* q`insert into templates (developer_account_id, platform_channel_id, name, language_code, category, components, meta_status)
+    values (${dev.accountId}, ${row!.id}, ${BROADCAST_TEMPLATE}, 'en_US', 'utility',
+      ${JSON.stringify([{ type: "BODY", text: "Your order has shipped" }])}::jsonb, 'approved')`
   return { dev, key, chat: row!.id, social: 0 } satisfies Setup
 })
 let ready: Setup | undefined

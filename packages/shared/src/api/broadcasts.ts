@@ -17,6 +17,7 @@ import {
   IdempotencyKeyInFlight,
   IdempotencyKeyReused,
   NoRecipients,
+  TemplateUnusable,
   NotFound,
   PlanForbidden,
   StatusLocked,
@@ -48,6 +49,7 @@ export class BroadcastsGroup extends HttpApiGroup.make("broadcasts")
       .addError(wire(PlanForbidden))
       .addError(wire(NotFound))
       .addError(wire(ChannelUnusable))
+      .addError(wire(TemplateUnusable))
       .addError(wire(ValidationFailed))
       .addError(wire(IdempotencyKeyReused))
       .addError(wire(IdempotencyKeyInFlight))
@@ -55,7 +57,9 @@ export class BroadcastsGroup extends HttpApiGroup.make("broadcasts")
       .annotate(
         OpenApi.Description,
         "A draft of one template on one chat channel (a social channel is 400 chat_only). `components` are the " +
-          "default runtime components of every recipient. With `Idempotency-Key` the first response is kept 24 h and " +
+          "default runtime components of every recipient. The template must be one the channel has, approved " +
+          "(else 422 template_unusable, reason not_found or not_approved; run POST /templates/sync for one made in " +
+          "WhatsApp Manager), and given components must fill it (else 422 at the component). With `Idempotency-Key` the first response is kept 24 h and " +
           "replayed with `Idempotent-Replayed: true`."
       )
   )
@@ -119,13 +123,15 @@ export class BroadcastsGroup extends HttpApiGroup.make("broadcasts")
       .addError(wire(NotFound))
       .addError(wire(StatusLocked))
       .addError(wire(NoRecipients))
+      .addError(wire(TemplateUnusable))
       .addError(wire(ValidationFailed))
       .annotate(OpenApi.Summary, "Schedule a draft")
       .annotate(
         OpenApi.Description,
         "`scheduled_at` must be in the future (60 s of clock skew tolerated; clearly past is 422). Only a draft can " +
-          "be scheduled (else 409 status_locked); zero recipients is 422 no_recipients. The send cycle starts it " +
-          "on its first tick at or after scheduled_at."
+          "be scheduled (else 409 status_locked); zero recipients is 422 no_recipients. The template is checked " +
+          "again (422 template_unusable: not_found, not_approved, or parameters_missing for recipients whose " +
+          "components, or the draft's, do not fill it). The send cycle starts it on its first tick at or after scheduled_at."
       )
   )
   .add(
@@ -138,6 +144,7 @@ export class BroadcastsGroup extends HttpApiGroup.make("broadcasts")
       .addError(wire(NotFound))
       .addError(wire(StatusLocked))
       .addError(wire(NoRecipients))
+      .addError(wire(TemplateUnusable))
       .addError(wire(ValidationFailed))
       .addError(wire(IdempotencyKeyReused))
       .addError(wire(IdempotencyKeyInFlight))
@@ -145,7 +152,8 @@ export class BroadcastsGroup extends HttpApiGroup.make("broadcasts")
       .annotate(
         OpenApi.Description,
         "202 with status sending; the 30-second send cycle sends to each recipient on its next tick. From any " +
-          "other state 409 status_locked; zero recipients 422 no_recipients."
+          "other state 409 status_locked; zero recipients 422 no_recipients; a template the channel does not have, " +
+          "not approved, or not filled for every recipient 422 template_unusable (as at schedule)."
       )
   )
   .add(
