@@ -117,18 +117,41 @@ export interface Kept {
   readonly body: string
 }
 
-/** The template a send names, as stored on its channel and active; undefined when the platform does not have it. */
-export const localTemplate = (
+/** What a channel knows of a template name and language (templateStanding). */
+export interface TemplateStanding {
+  /** The active row, undefined when the channel has none. */
+  readonly template: (StoredTemplate & { readonly meta_status: string | null }) | undefined
+  /** The channel has a row of this name and language, active or not. */
+  readonly known: boolean
+  /** When the channel's templates were last synced (POST /templates/sync); null when never. */
+  readonly synced_at: Date | null
+}
+
+/** The template a send names, as stored on its channel, with what the channel knows of it; one round trip. */
+export const templateStanding = (
   sql: SqlClient.SqlClient,
   channel: Pick<UsableChannel, "id" | "account_id">,
   name: string,
   language: string
 ) =>
-  sql<StoredTemplate>`
-    select name, body_text, components, parameter_format from templates
-    where platform_channel_id = ${channel.id} and developer_account_id = ${channel.account_id}
-      and name = ${name} and language_code = ${language} and is_active
-    limit 1`.pipe(Effect.orDie, Effect.map((rows) => rows[0]))
+  sql<StoredTemplate & { meta_status: string | null; is_active: boolean | null; synced_at: Date | null }>`
+    select c.templates_synced_at as synced_at, t.name, t.body_text, t.components, t.parameter_format, t.meta_status, t.is_active
+    from platform_channels c
+    left join lateral (
+      select name, body_text, components, parameter_format, meta_status, is_active from templates
+      where platform_channel_id = c.id and developer_account_id = ${channel.account_id}
+        and name = ${name} and language_code = ${language}
+      order by is_active desc limit 1
+    ) t on true
+    where c.id = ${channel.id}`.pipe(
+    Effect.orDie,
+    Effect.map((rows): TemplateStanding => {
+      const row = rows[0]
+      if (row === undefined || row.is_active === null) return { template: undefined, known: false, synced_at: row?.synced_at ?? null }
+      const { is_active, synced_at, ...template } = row
+      return { template: is_active ? template : undefined, known: true, synced_at }
+    })
+  )
 
 /** Meta's id of the latest inbound message from `peer` on the channel. */
 export const lastInboundMessage = (sql: SqlClient.SqlClient, channel: UsableChannel, peer: string) =>

@@ -25,7 +25,7 @@ import { Idempotency, requestHash, type StoredResponse } from "./idempotency.js"
 import {
   alreadyRecorded,
   lastInboundMessage,
-  localTemplate,
+  templateStanding,
   recordFailed,
   recordSent,
   type ClaimedKey,
@@ -69,9 +69,15 @@ const pendingMessage = (id: string | null, keyed: boolean) =>
     ? "the database returns: retry with the same Idempotency-Key for the recorded reply"
     : "the database returns: do not send it again")
 
-const invalid = (loc: ReadonlyArray<string | number>, msg: string, input: unknown): ValidationFailed =>
+const invalid = (
+  loc: ReadonlyArray<string | number>,
+  msg: string,
+  input: unknown,
+  type = "value_error",
+  ctx: Record<string, unknown> = {}
+): ValidationFailed =>
   new ValidationFailed({
-    detail: [{ loc: ["body", ...loc], msg, type: "value_error", input: input === undefined ? null : input, ctx: {} }]
+    detail: [{ loc: ["body", ...loc], msg, type, input: input === undefined ? null : input, ctx }]
   })
 
 /** The first length limit a send exceeds on this kind of channel, if any. */
@@ -139,10 +145,23 @@ export class Messages extends Effect.Service<Messages>()("@platform/server/Messa
           return { ...body, context: { message_id: answered } } satisfies SendMessage as SendMessage
         }
         if (body.type === "template") {
-          const template = yield* localTemplate(sql, channel, body.template_name ?? "", body.language_code ?? "")
-          if (template !== undefined) {
-            const issues: ReadonlyArray<ValidationIssue> = checkTemplateParameters(template, body.components)
+          const name = body.template_name ?? ""
+          const language = body.language_code ?? ""
+          const standing = yield* templateStanding(sql, channel, name, language)
+          if (standing.template !== undefined) {
+            const issues: ReadonlyArray<ValidationIssue> = checkTemplateParameters(standing.template, body.components)
             if (issues.length > 0) return yield* new ValidationFailed({ detail: issues })
+          } else if (!standing.known && standing.synced_at !== null) {
+            // After a sync the platform knows the WABA's templates: Meta would answer 132001.
+            return yield* invalid(
+              ["template_name"],
+              `channel ${channel.id} has no template ${name} in ${language} (its templates were last synced at ` +
+                `${standing.synced_at.toISOString()}); create it with POST /platform/v1/templates, or run ` +
+                `POST /platform/v1/templates/sync if it was made in WhatsApp Manager since`,
+              name,
+              "template_not_found",
+              { language_code: language, templates_synced_at: standing.synced_at.toISOString() }
+            )
           }
         }
         return body
@@ -368,11 +387,11 @@ export class Messages extends Effect.Service<Messages>()("@platform/server/Messa
       )
     })
 
-    /** The stored active template a send names; broadcasts check their components against it too. */
-    const storedTemplate = (channel: Pick<UsableChannel, "id" | "account_id">, name: string, language: string) =>
-      localTemplate(sql, channel, name, language)
+    /** The stored template a send names and what the channel knows of it; broadcasts check theirs against it too. */
+    const standingOf = (channel: Pick<UsableChannel, "id" | "account_id">, name: string, language: string) =>
+      templateStanding(sql, channel, name, language)
 
-    return { send, markRead, prepare, deliver, localTemplate: storedTemplate } as const
+    return { send, markRead, prepare, deliver, templateStanding: standingOf } as const
   }),
   dependencies: [ChannelCredentialsCache.Default, HeldOutcomes.Default, Idempotency.Default, Usage.Default]
 }) {}

@@ -27,6 +27,8 @@ export const makeTemplateSync = Effect.gen(function*() {
     }
     const liveSince = new Date((yield* Clock.currentTimeMillis) - TEMPLATE_EDIT_MS)
     const written = yield* upsertListed(sql, accountId, channel.id, [...byKey.values()], liveSince)
+    // The platform now knows every template of the channel: a send naming another is refused locally (messages.ts).
+    yield* sql`update platform_channels set templates_synced_at = now() where id = ${channel.id}`.pipe(Effect.orDie)
     const imported = written.filter((w) => w.inserted).length
     const updated = written.length - imported
     return { imported, updated, skipped: listed.length - imported - updated, total: listed.length } satisfies TemplateSyncResult

@@ -2,9 +2,15 @@ import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { currentPeriod } from "../../src/db/usage-period.js"
 import { SANDBOX_MAGIC_RECIPIENTS } from "../../src/upstream/sandbox/magic.js"
-import { MessagingTestServer, sandboxSends, send, type Setup, setup, sharedSetup, sql } from "./support.js"
+import { MessagingTestServer, sandboxSends, sandboxTemplate, send, type Setup, setup as messagingSetup, sql } from "./support.js"
 
-const ctx = sharedSetup("idem")
+/** A template Meta has on every setup's WABA (sandboxTemplate) and the platform has no copy of: no local check. */
+const UPSTREAM_ONLY_TEMPLATE = "unchecked_template"
+
+const setup = (label: string) => Effect.tap(messagingSetup(label), (s) => sandboxTemplate(s, UPSTREAM_ONLY_TEMPLATE))
+
+let ready: Setup | undefined
+const ctx = Effect.suspend(() => (ready ? Effect.succeed(ready) : setup("idem").pipe(Effect.tap((s) => (ready = s)))))
 
 let n = 0
 const freshKey = () => `key-${Date.now().toString(36)}-${n++}`
@@ -14,7 +20,7 @@ const template = (s: Setup, to = "15550200009") => ({
   channel_id: s.chat,
   to,
   type: "template",
-  template_name: "unchecked_template",
+  template_name: UPSTREAM_ONLY_TEMPLATE,
   language_code: "en_US"
 })
 

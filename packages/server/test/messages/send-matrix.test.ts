@@ -1,9 +1,12 @@
 import { expect, layer } from "@effect/vitest"
 import type { MessageType } from "@platform/shared"
 import { Effect } from "effect"
-import { MessagingTestServer, request, sandboxSends, send, setup, sharedSetup } from "./support.js"
+import { MessagingTestServer, request, sandboxSends, sandboxTemplate, send, setup, sharedSetup } from "./support.js"
 
-const ctx = sharedSetup("matrix")
+const shared = sharedSetup("matrix")
+let seeded = false
+/** The shared setup, its WABA holding order_update in Meta's copy (the simulator answers 132001 for a name it lacks). */
+const ctx = Effect.tap(shared, (s) => (seeded ? Effect.void : Effect.tap(sandboxTemplate(s, "order_update"), () => (seeded = true))))
 
 const SOCIAL_TYPES: ReadonlySet<MessageType> = new Set(["text", "image", "video", "audio", "document", "reaction", "typing"])
 

@@ -89,3 +89,53 @@ export const sandboxSends = Effect.map(SandboxState, (state) =>
   state.calls.filter((c) => c.method === "POST" && c.path.endsWith("/messages")).length)
 
 export const sql = SqlClient.SqlClient
+
+/**
+ * A template Meta has on the chat channel's WABA, approved, that the platform may not know
+ * (one made in WhatsApp Manager): the simulator sends it instead of answering 132001.
+ */
+export const sandboxTemplate = (
+  s: Pick<Setup, "chat">,
+  name: string,
+  options: { readonly language?: string; readonly components?: ReadonlyArray<unknown> } = {}
+) =>
+  Effect.gen(function*() {
+    const q = yield* SqlClient.SqlClient
+    const state = yield* SandboxState
+    const [channel] = yield* q<{ waba_id: string }>`select waba_id from platform_channels where id = ${s.chat}`
+    const id = String(1_000_000_000_000 + Math.floor(Math.random() * 8_000_000_000_000))
+    state.templates.set(id, {
+      id,
+      waba_id: channel!.waba_id,
+      name,
+      language: options.language ?? "en_US",
+      category: "UTILITY",
+      status: "APPROVED",
+      components: options.components ?? [{ type: "BODY", text: "Your order has shipped" }],
+      parameter_format: null,
+      rejected_reason: "NONE"
+    })
+    return id
+  }).pipe(Effect.orDie)
+
+/**
+ * An approved template on a chat channel, as after a create and Meta's review: the local row
+ * (approved) and the sandbox's copy on the channel's WABA, so sends and broadcasts of it pass
+ * both the platform's checks and the simulator's (which answers 132001 for a name it lacks).
+ */
+export const approvedTemplate = (
+  s: Pick<Setup, "dev" | "chat">,
+  name: string,
+  options: { readonly body?: string; readonly language?: string; readonly status?: string } = {}
+) =>
+  Effect.gen(function*() {
+    const q = yield* SqlClient.SqlClient
+    const language = options.language ?? "en_US"
+    const components = [{ type: "BODY", text: options.body ?? "Your order has shipped" }]
+    const metaId = yield* sandboxTemplate(s, name, { language, components })
+    yield* q`insert into templates (developer_account_id, platform_channel_id, name, language_code, category, body_text,
+        components, meta_status, meta_category, meta_template_id)
+      values (${s.dev.accountId}, ${s.chat}, ${name}, ${language}, 'utility', ${options.body ?? "Your order has shipped"},
+        ${JSON.stringify(components)}::jsonb, ${options.status ?? "approved"}, 'utility', ${metaId})`
+    return name
+  }).pipe(Effect.orDie)

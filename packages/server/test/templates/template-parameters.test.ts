@@ -1,6 +1,6 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { MessagingTestServer, sandboxSends, send, type Setup, setup, sql } from "../messages/support.js"
+import { MessagingTestServer, sandboxSends, sandboxTemplate, send, type Setup, setup, sql } from "../messages/support.js"
 
 let ready: Setup | undefined
 const ctx = Effect.suspend(() =>
@@ -21,6 +21,8 @@ const ctx = Effect.suspend(() =>
       yield* row("receipt_doc", "POSITIONAL", [{ type: "HEADER", format: "DOCUMENT" }, { type: "BODY", text: "Your receipt" }])
       yield* q`insert into templates (developer_account_id, platform_channel_id, name, language_code, category, body_text)
         values (${s.dev.accountId}, ${s.chat}, 'legacy_hello', 'en_US', 'utility', 'Hello {{1}}')`
+      // Meta has them all; not_synced_here only Meta (made in WhatsApp Manager, never synced).
+      for (const name of ["order_update", "welcome_named", "receipt_doc", "legacy_hello", "not_synced_here"]) yield* sandboxTemplate(s, name)
       ready = s
       return s
     })

@@ -22,6 +22,7 @@ import templateSubmittingIndex from "./0023_template_submitting_index.js"
 import traceContext from "./0024_trace_context.js"
 import deliveryHolders from "./0025_delivery_holders.js"
 import textPayloadName from "./0026_text_payload_name.js"
+import templatesSyncedAt from "./0027_templates_synced_at.js"
 
 /** Migrations imported statically (not read from disk) so the bundled server carries them. */
 export const migrations = {
@@ -48,5 +49,6 @@ export const migrations = {
   "0023_template_submitting_index": templateSubmittingIndex,
   "0024_trace_context": traceContext,
   "0025_delivery_holders": deliveryHolders,
-  "0026_text_payload_name": textPayloadName
+  "0026_text_payload_name": textPayloadName,
+  "0027_templates_synced_at": templatesSyncedAt
 }

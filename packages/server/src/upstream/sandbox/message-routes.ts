@@ -30,6 +30,24 @@ const CHAT_TYPES = new Set([
 
 const ERROR_BY_RECIPIENT = new Map(SANDBOX_ERROR_CASES.map((c) => [c.recipient, c]))
 
+/**
+ * Meta's answer to a template send naming a template its WABA does not have in that
+ * language: 404, code 132001 ("template name does not exist in the translation").
+ */
+const unknownTemplate = (state: State, pnid: string, template: Json) => {
+  const name = str(template["name"]) ?? ""
+  const language = str((template["language"] as Json | undefined)?.["code"]) ?? ""
+  const waba = state.lineOf(pnid).waba_id
+  const known = [...state.templates.values()].some((t) => t.waba_id === waba && t.name === name && t.language === language)
+  if (known) return undefined
+  return graphError({
+    status: 404,
+    code: 132001,
+    message: "(#132001) Template name does not exist in the translation",
+    details: `template name (${name}) does not exist in ${language}`
+  })
+}
+
 const handleChatSend = (state: State, pnid: string, body: Json) =>
   Effect.gen(function*() {
     if (body["messaging_product"] !== "whatsapp") {
@@ -55,6 +73,10 @@ const handleChatSend = (state: State, pnid: string, body: Json) =>
         message: "(#131009) Parameter value is not valid",
         details: `the ${type} object is missing or the type is not supported`
       })
+    }
+    if (type === "template") {
+      const unknown = unknownTemplate(state, pnid, body[type] as Json)
+      if (unknown !== undefined) return unknown
     }
     const id = newWamid(to)
     const now = yield* Clock.currentTimeMillis

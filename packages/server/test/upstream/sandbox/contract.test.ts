@@ -78,11 +78,44 @@ const statusesOf = (payloads: ReadonlyArray<MetaWebhookPayload>, messageId: stri
       : []
   )
 
+/** The chat line's WABA has order_update (en_US), approved: Meta sends only templates its WABA has. */
+const haveOrderUpdate = (state: SandboxState) =>
+  Effect.gen(function*() {
+    const line = { phone_number_id: chatCreds.phone_number_id!, waba_id: chatCreds.waba_id! }
+    yield* state.linkChannel(line)
+    state.templates.set("1000000000000042", {
+      id: "1000000000000042",
+      waba_id: line.waba_id,
+      name: "order_update",
+      language: "en_US",
+      category: "UTILITY",
+      status: "APPROVED",
+      components: [{ type: "BODY", text: "Order {{1}} has shipped" }],
+      parameter_format: null,
+      rejected_reason: "NONE"
+    })
+  })
+
 layer(SandboxHarness, { excludeTestServices: true })("Upstream against the sandbox over HTTP", (it) => {
+  it.effect("a template send naming a template the WABA does not have in that language is Meta's 404 132001", () =>
+    Effect.gen(function*() {
+      const upstream = yield* Upstream
+      const state = yield* SandboxState
+      yield* haveOrderUpdate(state)
+      for (const [name, language] of [["order_updat", "en_US"], ["order_update", "pt_BR"]] as const) {
+        const error = yield* Effect.flip(upstream.sendMessage(chatCreds, { to: TO, type: "template", template_name: name, language_code: language }))
+        expect(error._tag).toBe("UpstreamError")
+        if (error._tag !== "UpstreamError") return
+        expect([error.kind, error.http_status]).toEqual(["template_missing", 404])
+        expect(toSendErrorBody(error)).toMatchObject({ meta_code: 132001, message: "(#132001) Template name does not exist in the translation" })
+      }
+    }))
+
   it.effect.each(CHAT_SENDS.map((s) => [s.type, s] as const))("chat send of type %s returns a wamid and reaches the sandbox", ([type, send]) =>
     Effect.gen(function*() {
       const upstream = yield* Upstream
       const state = yield* SandboxState
+      yield* haveOrderUpdate(state)
       const sent = yield* upstream.sendMessage(chatCreds, send)
       expect(sent.message_id).toMatch(/^wamid\./)
       const recorded = state.messages.find((m) => m.id === sent.message_id)
