@@ -17,6 +17,19 @@ afterAll(async () => {
 })
 
 const env = () => ({ PLATFORM_API_KEY: server.apiKey, PLATFORM_BASE_URL: server.baseUrl })
+
+/** Creates a template on the channel through the API and waits (10 s at most) for the sandbox to approve it. */
+const approvedTemplate = async (name: string) => {
+  const headers = { "x-api-key": server.apiKey, "content-type": "application/json" }
+  const body = JSON.stringify({ channel_id: server.channelId, name, language_code: "en_US", category: "utility", body_text: "Your order has shipped" })
+  const created = await (await fetch(`${server.baseUrl}/platform/v1/templates`, { method: "POST", headers, body })).json() as { id: number }
+  for (let i = 0; i < 100; i++) {
+    const got = await (await fetch(`${server.baseUrl}/platform/v1/templates/${created.id}`, { headers })).json() as { meta_status: string }
+    if (got.meta_status === "approved") return
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  throw new Error(`template ${name} was not approved within 10 s`)
+}
 const dashboard = () => ({ PLATFORM_DASHBOARD_EMAIL: server.email, PLATFORM_DASHBOARD_PASSWORD: server.password })
 /** Runs the CLI against the real server and expects exit 0 and JSON on stdout. */
 const json = async (argv: ReadonlyArray<string>): Promise<any> => {
@@ -271,6 +284,8 @@ describe("CLI against the real server", () => {
   })
   it("broadcasts: create, add-recipients from a CSV (duplicates skipped), recipients with counts, schedule, cancel, send; a second send exits 1 with 409 status_locked", async () => {
     expect((await server.dashboard("POST", "/platform/dashboard/billing/plan", { plan: "lite" })).status).toBe(200)
+    // A broadcast's template must be one the channel has, approved (issue 42): the sandbox approves it a moment after the create.
+    await approvedTemplate("cli_template")
     const draft = await json(["broadcasts", "create", "--name", "cli promo", "--channel", String(server.channelId), "--template", "cli_template", "--language", "en_US"])
     expect(draft).toMatchObject({ status: "draft", recipient_count: 0 })
     const [a, b] = [peer(), peer()]

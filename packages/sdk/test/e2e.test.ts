@@ -442,6 +442,11 @@ describe("SDK against the real server", () => {
     await expect(own.broadcasts.list()).rejects.toBeInstanceOf(PermissionDeniedError)
     expect((await server.dashboard("POST", "/platform/dashboard/billing/plan", { plan: "lite" })).status).toBe(200)
 
+    // A broadcast's template must be one the channel has, approved (issue 42): the sandbox approves it a moment after the create.
+    const template = await own.templates.create({ channel_id: server.channelId, name: "e2e_template", language_code: "en_US", category: "utility", body_text: "Your order has shipped" })
+    for (let i = 0; i < 100 && (await own.templates.retrieve(template.id)).meta_status !== "approved"; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
     const draft = await own.broadcasts.create({ name: "e2e promo", channel_id: server.channelId, template_name: "e2e_template", language_code: "en_US" })
     expect(draft).toMatchObject({ status: "draft", recipient_count: 0, platform_channel_id: server.channelId })
     const [a, b] = [peer(), peer()]

@@ -138,6 +138,10 @@ const setUp = async (base: string) => {
   await json(base, "PATCH", `/platform/dashboard/channels/${chat.channel_id}/webhook`, cookie, { webhook_url: "http://127.0.0.1:9/raw" })
   const subscription = (await json(base, "POST", "/platform/v1/webhooks/subscriptions", every, { target_url: "http://127.0.0.1:9/fuzz" })).body
   const template = (await json(base, "POST", "/platform/v1/templates", every, { channel_id: chat.channel_id, name: "fuzz_template", language_code: "en_US", category: "utility", body_text: "Hello {{1}}", variables: ["Ana"] })).body
+  // A broadcast needs its template approved: the sandbox's review callback comes a moment after the create.
+  for (let i = 0; i < 100 && (await json(base, "GET", `/platform/v1/templates/${template.id}`, every)).body.meta_status !== "approved"; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
   const broadcast = (await json(base, "POST", "/platform/v1/broadcasts", every, { name: "fuzz", channel_id: chat.channel_id, template_name: "fuzz_template", language_code: "en_US" })).body
   const sent = (await json(base, "POST", "/platform/v1/messages", every, { channel_id: chat.channel_id, to: "15551234567", type: "text", text: "hello" })).body
   const messages = (await json(base, "GET", "/platform/v1/messages?limit=1", every)).body
