@@ -1,18 +1,17 @@
-import { type FormEvent, useState } from "react"
-import type { ApiError } from "../../api/api-error"
+import type { FormEvent } from "react"
 import { post } from "../../api/client"
 import type { ApiKeyCreate, ApiKeyCreated, Scope } from "../../api/types"
 import { SCOPES } from "../../api/vocabulary"
 import { ErrorBox } from "../../components/error-box"
 import { Field } from "../../components/field"
+import { useSubmit } from "../../use-submit"
 
 /** `datetime-local` is the browser's zone without an offset; the API wants an instant. */
 const instantOf = (local: string) => (local === "" ? undefined : new Date(local).toISOString())
 
 /** The creation form: a name, the scopes (all ticked, SPEC §5.1), an optional expiry and rate limit. */
 export const CreateKeyForm = ({ onCreated }: { onCreated: (key: ApiKeyCreated) => void }) => {
-  const [error, setError] = useState<ApiError>()
-  const [busy, setBusy] = useState(false)
+  const { busy, error, run } = useSubmit()
   const submit = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault()
     const element = event.currentTarget
@@ -26,16 +25,10 @@ export const CreateKeyForm = ({ onCreated }: { onCreated: (key: ApiKeyCreated) =
       ...(expires === undefined ? {} : { expires_at: expires }),
       ...(limit === "" ? {} : { rate_limit_per_minute: Number(limit) })
     }
-    setBusy(true)
-    try {
+    await run(async () => {
       onCreated(await post<ApiKeyCreated>("/platform/dashboard/api-keys", body))
-      setError(undefined)
       element.reset()
-    } catch (e) {
-      setError(e as ApiError)
-    } finally {
-      setBusy(false)
-    }
+    })
   }
   return (
     <form onSubmit={(e) => void submit(e)} className="card" aria-labelledby="create-key">

@@ -1,10 +1,10 @@
 import { type FormEvent, useEffect, useState } from "react"
-import type { ApiError } from "../../api/api-error"
 import { post } from "../../api/client"
 import { isSandbox } from "../../api/sandbox"
 import type { DashboardChannel } from "../../api/types"
 import { ErrorBox } from "../../components/error-box"
 import { Field } from "../../components/field"
+import { useSubmit } from "../../use-submit"
 
 /** Fresh upstream ids for a sandbox number (the simulator accepts any), as the CLI makes them. */
 const sandboxIds = () => {
@@ -20,8 +20,7 @@ export const ConnectForm = ({ onConnected }: { onConnected: (channel: DashboardC
   const [kind, setKind] = useState<"chat" | "social">("chat")
   const [sandbox, setSandbox] = useState(false)
   const [ids, setIds] = useState(sandboxIds)
-  const [error, setError] = useState<ApiError>()
-  const [busy, setBusy] = useState(false)
+  const { busy, error, run } = useSubmit()
   useEffect(() => void isSandbox().then(setSandbox), [])
   const submit = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault()
@@ -29,16 +28,10 @@ export const ConnectForm = ({ onConnected }: { onConnected: (channel: DashboardC
     const body = kind === "chat"
       ? { code: form.code, phone_number_id: form.phone_number_id, waba_id: form.waba_id, ...(form.pin ? { pin: form.pin } : {}) }
       : { code: form.code, redirect_uri: form.redirect_uri }
-    setBusy(true)
-    try {
+    await run(async () => {
       onConnected(await post<DashboardChannel>(`/platform/dashboard/channels/connect/${kind}`, body))
-      setError(undefined)
       setIds(sandboxIds())
-    } catch (e) {
-      setError(e as ApiError)
-    } finally {
-      setBusy(false)
-    }
+    })
   }
   const filled = (value: string) => (sandbox ? { defaultValue: value } : {})
   return (

@@ -1,26 +1,20 @@
-import { type FormEvent, useState } from "react"
-import type { ApiError } from "../../api/api-error"
+import type { FormEvent } from "react"
 import { post } from "../../api/client"
 import type { Me } from "../../api/types"
 import { ErrorBox } from "../../components/error-box"
 import { Field } from "../../components/field"
 import { Link } from "../../router"
+import { useSubmit } from "../../use-submit"
 
 /** Sign in with email and password; the server sets the session cookie. */
 export const LoginPage = ({ onSignedIn }: { onSignedIn: (me: Me) => void }) => {
-  const [error, setError] = useState<ApiError>()
-  const [busy, setBusy] = useState(false)
+  const { busy, error, run } = useSubmit()
   const submit = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault()
     const form = new FormData(event.currentTarget)
-    setBusy(true)
-    try {
+    await run(async () => {
       onSignedIn(await post<Me>("/platform/dashboard/login", { email: form.get("email"), password: form.get("password") }))
-    } catch (e) {
-      setError(e as ApiError)
-    } finally {
-      setBusy(false)
-    }
+    })
   }
   return (
     <main id="main" className="auth">

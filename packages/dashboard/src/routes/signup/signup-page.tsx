@@ -1,15 +1,14 @@
-import { type FormEvent, useState } from "react"
-import type { ApiError } from "../../api/api-error"
+import type { FormEvent } from "react"
 import { post } from "../../api/client"
 import type { Me, Signup } from "../../api/types"
 import { ErrorBox } from "../../components/error-box"
 import { Field } from "../../components/field"
 import { Link } from "../../router"
+import { useSubmit } from "../../use-submit"
 
 /** Create a user and their account (free plan); the server signs them in. */
 export const SignupPage = ({ onSignedIn }: { onSignedIn: (me: Me) => void }) => {
-  const [error, setError] = useState<ApiError>()
-  const [busy, setBusy] = useState(false)
+  const { busy, error, run } = useSubmit()
   const submit = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault()
     const form = new FormData(event.currentTarget)
@@ -20,14 +19,9 @@ export const SignupPage = ({ onSignedIn }: { onSignedIn: (me: Me) => void }) => 
       password: String(form.get("password")),
       ...(accountName === "" ? {} : { account_name: accountName })
     }
-    setBusy(true)
-    try {
+    await run(async () => {
       onSignedIn(await post<Me>("/platform/dashboard/signup", body))
-    } catch (e) {
-      setError(e as ApiError)
-    } finally {
-      setBusy(false)
-    }
+    })
   }
   return (
     <main id="main" className="auth">

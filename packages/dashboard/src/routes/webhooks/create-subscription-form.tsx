@@ -1,17 +1,16 @@
-import { type FormEvent, useState } from "react"
-import type { ApiError } from "../../api/api-error"
+import type { FormEvent } from "react"
 import { get, post } from "../../api/client"
 import type { DashboardChannel, WebhookSubscriptionCreate, WebhookSubscriptionWithSecret } from "../../api/types"
 import { EVENT_TYPES } from "../../api/vocabulary"
 import { ErrorBox } from "../../components/error-box"
 import { Field, SelectField } from "../../components/field"
 import { useResource } from "../../use-resource"
+import { useSubmit } from "../../use-submit"
 
 /** A new subscription: the target URL, the event types (none ticked: every type but message.received), a channel or all. */
 export const CreateSubscriptionForm = ({ onCreated }: { onCreated: (subscription: WebhookSubscriptionWithSecret) => void }) => {
   const channels = useResource(() => get<ReadonlyArray<DashboardChannel>>("/platform/dashboard/channels"), "channels")
-  const [error, setError] = useState<ApiError>()
-  const [busy, setBusy] = useState(false)
+  const { busy, error, run } = useSubmit()
   const submit = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault()
     const element = event.currentTarget
@@ -24,16 +23,10 @@ export const CreateSubscriptionForm = ({ onCreated }: { onCreated: (subscription
       ...(channel === "" ? {} : { platform_channel_id: Number(channel) }),
       ...(description === "" ? {} : { description })
     }
-    setBusy(true)
-    try {
+    await run(async () => {
       onCreated(await post<WebhookSubscriptionWithSecret>("/platform/v1/webhooks/subscriptions", body))
-      setError(undefined)
       element.reset()
-    } catch (e) {
-      setError(e as ApiError)
-    } finally {
-      setBusy(false)
-    }
+    })
   }
   return (
     <form className="card" onSubmit={(e) => void submit(e)} aria-labelledby="create-sub">
