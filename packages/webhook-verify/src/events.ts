@@ -43,6 +43,8 @@ export interface UpstreamErrorEnvelope {
   readonly message: string
   /** Upstream trace id, or null. */
   readonly fbtrace_id: string | null
+  /** What to do about it, for the Meta codes developers meet most (outside the 24-hour window, template missing...); absent otherwise. */
+  readonly hint?: string
 }
 
 /** The `data` of every `message.*` event (SPEC §6.2). */
