@@ -64,7 +64,7 @@ layer(TestServer())("the served OpenAPI document", (it) => {
       expect(missing).toEqual([])
       expect(documented).toContain("GET /webhook/incoming")
       expect(documented).toContain("POST /webhook/incoming")
-      expect(documented).toContain("GET /platform/v1/media/download/{token}")
+      expect(documented).toContain("GET /platform/v1/media-downloads/{token}")
     }))
 
   it.effect("a probe with headers over Node's 16 KB limit is the documented 431", () =>

@@ -28,7 +28,7 @@ export const answer: Json<paths["/webhook/incoming"]["post"]["responses"]["200"]
 export const handshake: paths["/webhook/incoming"]["get"]["parameters"]["query"] = {
   "hub.mode": "subscribe", "hub.verify_token": "t", "hub.challenge": "c"
 }
-export const token: paths["/platform/v1/media/download/{token}"]["get"]["parameters"]["path"]["token"] = "a.b.c"
+export const token: paths["/platform/v1/media-downloads/{token}"]["get"]["parameters"]["path"]["token"] = "a.b.c"
 export const channel = (c: components["schemas"]["Channel"]): number => c.channel_id
 `
 

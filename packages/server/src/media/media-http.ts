@@ -57,7 +57,7 @@ export const MediaLive = HttpApiBuilder.group(PlatformApi, "media", (handlers) =
 const errorBody = (status: number, body: unknown) => HttpServerResponse.unsafeJson(body, { status })
 
 /**
- * `GET /platform/v1/media/download/:token`: the short-lived link handed out by
+ * `GET /platform/v1/media-downloads/:token`: the short-lived link handed out by
  * GET /media/{id}/url. It needs no key (the HMAC-signed token is the credential),
  * so it lives beside the contract rather than in it, like /webhook/incoming.
  */
@@ -65,7 +65,7 @@ export const MediaDownloadRoute = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
     const media = yield* Media
     yield* router.get(
-      "/platform/v1/media/download/:token",
+      "/platform/v1/media-downloads/:token",
       Effect.gen(function*() {
         const params = yield* HttpRouter.params
         const file = yield* media.download(params["token"] ?? "")

@@ -288,7 +288,7 @@ export class Media extends Effect.Service<Media>()("@platform/server/Media", {
       const expires = Math.floor(Date.now() / 1000) + MEDIA_URL_TTL_SECONDS
       return {
         channel_id: channel.id,
-        url: `${config.publicUrl}/platform/v1/media/download/${tokenFor(channel, mediaId, expires)}`,
+        url: `${config.publicUrl}/platform/v1/media-downloads/${tokenFor(channel, mediaId, expires)}`,
         mime_type: info.mime_type,
         file_size: info.file_size
       } satisfies MediaUrlResult

@@ -10,7 +10,7 @@ export const OTHER_ROUTES: ReadonlyArray<readonly [method: string, path: string]
   ["POST", "/webhook/incoming"],
   ["GET", "/platform/v1/openapi.json"],
   ["GET", "/platform/v1/docs"],
-  ["GET", "/platform/v1/media/download/:token"],
+  ["GET", "/platform/v1/media-downloads/:token"],
   ["GET", "/metrics"],
   ["*", "/__sandbox/graph/*"]
 ]

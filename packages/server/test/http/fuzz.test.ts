@@ -228,14 +228,14 @@ const besideTheDocument: ReadonlyArray<FuzzRequest> = [
     `hub.mode=subscribe&hub.verify_token=sandbox-verify-token&hub.challenge=${"9".repeat(5000)}`, "hub.mode&hub.mode=a&hub.mode=b"]
     .map((query) => ({ label: `handshake ${query.slice(0, 40)}`, method: "GET", path: `/webhook/incoming?${query}`, headers: {} })),
   ...["x", "%00", "%ED%A0%80", "a.b.c.d.e", "1.1.9999999999999.m.sig", "x".repeat(5000)]
-    .map((token) => ({ label: `download token ${token.slice(0, 20)}`, method: "GET", path: `/platform/v1/media/download/${token}`, headers: {} })),
+    .map((token) => ({ label: `download token ${token.slice(0, 20)}`, method: "GET", path: `/platform/v1/media-downloads/${token}`, headers: {} })),
   { label: "no such route", method: "GET", path: "/platform/v1/nope", headers: {} },
   { label: "a method the route does not take", method: "PUT", path: "/platform/v1/messages", headers: { "content-type": "application/json" }, body: "{}" },
   { label: "webhook without a signature", method: "POST", path: "/webhook/incoming", headers: { "content-type": "application/json" }, body: "{}" }
 ]
 
 /** The v1 routes that take no credential: the signed media links (the token is the credential). */
-const CREDENTIAL_FREE_V1: ReadonlySet<string> = new Set(["GET /platform/v1/media/download/{token}"])
+const CREDENTIAL_FREE_V1: ReadonlySet<string> = new Set(["GET /platform/v1/media-downloads/{token}"])
 
 layer(FuzzServer, { timeout: 240_000, excludeTestServices: true })("fuzz", (it) => {
   it.effect("no request to any route of the OpenAPI document or /webhook/incoming answers 5xx or goes unanswered", () =>

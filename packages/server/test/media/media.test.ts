@@ -69,7 +69,7 @@ layer(MessagingTestServer(), { timeout: 120_000, excludeTestServices: true })("m
       expect(link.status, link.text).toBe(200)
       expect(link.body).toEqual({ channel_id: s.chat, url: expect.any(String), mime_type: "image/png", file_size: PNG.length })
       const base = yield* baseUrl
-      expect(link.body.url.startsWith(`${base}/platform/v1/media/download/`)).toBe(true)
+      expect(link.body.url.startsWith(`${base}/platform/v1/media-downloads/`)).toBe(true)
       expect(link.text).not.toMatch(/__sandbox|sandbox_token|EAA/)
 
       const bytes = yield* Effect.promise(async () => {
@@ -77,6 +77,12 @@ layer(MessagingTestServer(), { timeout: 120_000, excludeTestServices: true })("m
         return { status: res.status, type: res.headers.get("content-type"), body: new Uint8Array(await res.arrayBuffer()) }
       })
       expect({ ...bytes, body: Buffer.from(bytes.body) }).toEqual({ status: 200, type: "image/png", body: Buffer.from(PNG) })
+
+      // The link's path before it moved (it shared /platform/v1/media/download/url with the URL lookup) serves nothing.
+      const oldPath = link.body.url.replace("/platform/v1/media-downloads/", "/platform/v1/media/download/")
+      const notServed = yield* Effect.promise(() => fetch(oldPath).then(async (r) => ({ status: r.status, type: r.headers.get("content-type") })))
+      expect(notServed.status).toBe(404)
+      expect(notServed.type).not.toBe("image/png")
 
       const tampered = link.body.url.replace(/.$/, (c: string) => (c === "A" ? "B" : "A"))
       const refused = yield* Effect.promise(() => fetch(tampered).then(async (r) => ({ status: r.status, body: await r.json() })))

@@ -1,7 +1,7 @@
 /**
  * The routes the server answers outside the HttpApi contract, as OpenAPI path items:
  * `/webhook/incoming` (the upstream's handshake and its signed POSTs, which must see the
- * exact bytes) and the signed media links of `/platform/v1/media/download/{token}`.
+ * exact bytes) and the signed media links of `/platform/v1/media-downloads/{token}`.
  * documentContract adds them to the generated document, so it describes every route.
  */
 
@@ -148,7 +148,7 @@ const download: Json = {
 /** The path items of the routes outside the contract. */
 export const frontRoutePaths: Json = {
   "/webhook/incoming": { get: handshake, post: receive },
-  "/platform/v1/media/download/{token}": { get: download }
+  "/platform/v1/media-downloads/{token}": { get: download }
 }
 
 /** Their tag, beside the contract's groups. */
