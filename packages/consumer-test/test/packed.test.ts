@@ -121,7 +121,8 @@ describe("the packed packages, installed into an empty project", () => {
       expect(pkg.description?.length, name).toBeGreaterThan(20)
       expect(pkg.keywords?.length, name).toBeGreaterThan(2)
       expect(pkg.homepage, name).toMatch(/^https:\/\//)
-      expect(pkg.files, name).toEqual(["dist"])
+      // What is built, and for the CLI the committed launcher its `bin` names (it runs dist/bin.js).
+      expect(pkg.files, name).toEqual(name === "cli" ? ["dist", "bin"] : ["dist"])
       versions.add(pkg.version)
     }
     expect([...versions]).toHaveLength(1)
