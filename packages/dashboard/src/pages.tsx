@@ -1,9 +1,11 @@
 import type { ReactNode } from "react"
 import { ApiKeysPage } from "./routes/api-keys/api-keys-page"
+import { ChannelPage } from "./routes/channel/channel-page"
 import { ChannelsPage } from "./routes/channels/channels-page"
 import { DeliveriesPage } from "./routes/deliveries/deliveries-page"
 import { DeliveryPage } from "./routes/deliveries/delivery-page"
 import { OverviewPage } from "./routes/overview/overview-page"
+import { SubscriptionPage } from "./routes/subscription/subscription-page"
 import { SubscriptionsPage } from "./routes/webhooks/subscriptions-page"
 import { Link, type Location } from "./router"
 
@@ -12,9 +14,11 @@ const PAGES: ReadonlyArray<{ readonly path: RegExp; readonly title: string; read
   { path: /^\/$/, title: "Overview", render: () => <OverviewPage /> },
   { path: /^\/api-keys$/, title: "API keys", render: () => <ApiKeysPage /> },
   { path: /^\/channels$/, title: "Channels", render: () => <ChannelsPage /> },
+  { path: /^\/channels\/(\d+)$/, title: "Channel", render: (_, m) => <ChannelPage id={m[1]!} /> },
   { path: /^\/webhooks$/, title: "Webhooks", render: (l) => <SubscriptionsPage location={l} /> },
   { path: /^\/webhooks\/deliveries$/, title: "Deliveries", render: (l) => <DeliveriesPage location={l} /> },
-  { path: /^\/webhooks\/deliveries\/(\d+)$/, title: "Delivery", render: (_, m) => <DeliveryPage id={m[1]!} /> }
+  { path: /^\/webhooks\/deliveries\/(\d+)$/, title: "Delivery", render: (_, m) => <DeliveryPage id={m[1]!} /> },
+  { path: /^\/webhooks\/(\d+)$/, title: "Subscription", render: (_, m) => <SubscriptionPage id={m[1]!} /> }
 ]
 
 export const pageFor = (location: Location): { title: string; node: ReactNode } => {

@@ -152,6 +152,125 @@ describe("the console in a real browser", () => {
     await page.close()
   }, 120_000)
 
+  // Uses the account, channel and subscription the first test made.
+  it("a subscription's page: edit (kept after reload), pause and resume, rotate (new secret once), test event in the log, delete", async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
+    await logIn(page)
+    await heading(page, "Console Co").waitFor()
+    await navLink(page, "Webhooks").click()
+    const subLink = page.getByRole("link", { name: /^Subscription \d+$/ })
+    const subId = (await subLink.textContent())!.trim()
+    await subLink.click()
+    await heading(page, `Subscription ${subId}`).waitFor()
+    const held = () => page.evaluate(async (id) => {
+      const r = await fetch(`/platform/v1/webhooks/subscriptions/${id}`)
+      return r.status === 200 ? await r.json() : r.status
+    }, subId)
+
+    // Edit: the server holds the change, and the page shows it after a reload.
+    await page.getByLabel("Description").fill("orders receiver")
+    await page.getByLabel(/^Inactivity/).fill("30")
+    await page.getByLabel(/^Custom headers/).fill("X-Team: console")
+    await page.getByRole("button", { name: "Save changes" }).click()
+    await expect.poll(async () => (await held()).description).toBe("orders receiver")
+    expect(await held()).toMatchObject({ inactivity_minutes: 30, custom_headers: { "X-Team": "console" }, event_types: ["message.received"] })
+    await page.reload()
+    await expect.poll(() => page.locator("dl.facts").textContent()).toContain("orders receiver")
+    expect(await page.getByLabel(/^Inactivity/).inputValue()).toBe("30")
+
+    // A bad value shows the API's message and field.
+    await page.getByLabel(/^Buffer batch size/).evaluate((el: HTMLInputElement) => { el.removeAttribute("max"); el.value = "500" })
+    await page.getByRole("button", { name: "Save changes" }).click()
+    await expect.poll(() => page.getByRole("alert").first().textContent()).toMatch(/buffer_max_batch/)
+    await page.getByLabel(/^Buffer batch size/).fill("")
+
+    // Pause, then resume.
+    await page.getByRole("button", { name: "Pause" }).click()
+    await expect.poll(() => page.getByTestId("sub-state").textContent()).toContain("inactive")
+    expect((await held()).is_active).toBe(false)
+    await page.getByRole("button", { name: "Resume" }).click()
+    await expect.poll(() => page.getByTestId("sub-state").textContent()).toContain("active")
+    expect(await held()).toMatchObject({ is_active: true, is_paused: false })
+
+    // Rotate: confirmed, the new secret shown once.
+    await page.getByRole("button", { name: "Rotate secret" }).click()
+    await page.getByRole("dialog").getByRole("button", { name: "Rotate" }).click()
+    const secret = (await page.getByTestId("secret-once").textContent())!
+    expect(secret).toMatch(/^whsec_/)
+    await screenshot(page, "subscription")
+    await page.getByRole("button", { name: "I have copied it" }).click()
+    expect(await page.content()).not.toContain(secret)
+
+    // A test event: the page shows the delivery the route answered, the receiver gets it, the log lists it.
+    await page.getByRole("button", { name: "Send test event" }).click()
+    const result = page.getByTestId("test-result")
+    await expect.poll(() => result.textContent()).toMatch(/delivery \d+.*message\.received/)
+    const testDelivery = (await result.getByRole("link", { name: /^delivery \d+$/ }).textContent())!.split(" ")[1]
+    // The receiver gets the sample, with the custom header the edit set.
+    const sample = await receiver.next(hasEvent("message.received", (e) => e.data?._test === true))
+    expect(sample.headers["x-team"]).toBe("console")
+    await result.getByRole("link", { name: "See it in the deliveries log" }).click()
+    await expect.poll(() => new URL(page.url()).search).toBe(`?subscription_id=${subId}`)
+    await page.getByRole("link", { name: `Delivery ${testDelivery}` }).waitFor()
+
+    // Delete, confirmed: back to the list, and the server no longer has it.
+    await page.goBack()
+    await heading(page, `Subscription ${subId}`).waitFor()
+    await page.getByRole("button", { name: "Delete subscription" }).click()
+    await page.getByRole("dialog").getByRole("button", { name: "Delete" }).click()
+    await heading(page, "Webhooks").waitFor()
+    await page.getByText("No subscriptions yet").waitFor()
+    expect(await held()).toBe(404)
+    await page.close()
+  }, 60_000)
+
+  it("a channel's page: block and unblock a number, inbound off (confirmed) and on, raw forward with its secret once, the profile", async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
+    await logIn(page)
+    await heading(page, "Console Co").waitFor()
+    await navLink(page, "Channels").click()
+    const link = page.getByRole("link", { name: /^Channel \d+$/ })
+    const channelId = (await link.textContent())!.trim()
+    await link.click()
+    await heading(page, `Channel ${channelId}`).waitFor()
+    const held = () => page.evaluate(async (id) =>
+      ((await (await fetch("/platform/dashboard/channels")).json()) as Array<{ channel_id: number }>).find((c) => String(c.channel_id) === id) as any, channelId)
+
+    await page.getByLabel(/^Numbers to block/).fill("15550009999")
+    await page.getByRole("button", { name: "Block", exact: true }).click()
+    await expect.poll(() => page.getByTestId("block-result").textContent()).toContain("Blocked: 15550009999")
+    await page.getByRole("list", { name: "Blocked from this page" }).getByText("15550009999").waitFor()
+    await page.getByRole("button", { name: "Unblock 15550009999" }).click()
+    await expect.poll(() => page.getByTestId("block-result").textContent()).toContain("Unblocked: 15550009999")
+    await page.getByText("No number blocked from this page yet").waitFor()
+
+    await page.getByRole("button", { name: "Turn inbound off" }).click()
+    await page.getByRole("dialog").getByRole("button", { name: "Turn off" }).click()
+    await expect.poll(() => page.getByTestId("inbound-state").textContent()).toBe("off")
+    expect((await held()).inbound_enabled).toBe(false)
+    await page.getByRole("button", { name: "Turn inbound on" }).click()
+    await expect.poll(() => page.getByTestId("inbound-state").textContent()).toBe("on")
+    expect((await held()).inbound_enabled).toBe(true)
+
+    await page.getByLabel("Raw-forward URL").fill(receiver.url)
+    await page.getByRole("button", { name: "Save URL" }).click()
+    const secret = (await page.getByTestId("secret-once").textContent())!
+    expect(secret.length).toBeGreaterThan(16)
+    expect(await held()).toMatchObject({ webhook_url: receiver.url, has_webhook_secret: true })
+    await screenshot(page, "channel")
+    await page.getByRole("button", { name: "I have copied it" }).click()
+    await page.reload()
+    await page.getByText("(secret set)").waitFor()
+    expect(await page.content()).not.toContain(secret)
+
+    await page.getByLabel("About").fill("Open 9 to 5")
+    await page.getByRole("button", { name: "Save profile" }).click()
+    await expect.poll(() => page.evaluate(async (id) => (await (await fetch(`/platform/v1/channels/${id}/profile`)).json()).about, channelId)).toBe("Open 9 to 5")
+    await page.reload()
+    await expect.poll(() => page.getByLabel("About").inputValue()).toBe("Open 9 to 5")
+    await page.close()
+  }, 60_000)
+
   it("at 390 px the nav is behind a Menu button that opens it, and the page does not scroll sideways", async () => {
     const page = await browser.newPage({ viewport: { width: 390, height: 844 } })
     await logIn(page)

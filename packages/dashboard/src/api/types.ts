@@ -8,7 +8,12 @@ export type {
   ApiKeyCreated,
   ApiKeyPatch,
   Billing,
+  BlockUsersResult,
   ChannelHealth,
+  ChannelProfile,
+  ChannelProfileUpdate,
+  ChannelWebhook,
+  ChannelWebhookUpdate,
   DashboardChannel,
   DeliveryList,
   DeliveryStatus,
@@ -20,5 +25,6 @@ export type {
   Signup,
   WebhookSubscription,
   WebhookSubscriptionCreate,
+  WebhookSubscriptionPatch,
   WebhookSubscriptionWithSecret
 } from "@platform/shared"

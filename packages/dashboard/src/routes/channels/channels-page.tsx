@@ -6,12 +6,13 @@ import { ConfirmButton } from "../../components/confirm-button"
 import { ErrorBox } from "../../components/error-box"
 import { Empty, Loading } from "../../components/states"
 import { Time } from "../../components/time-ago"
+import { Link } from "../../router"
 import { useSession } from "../../session"
 import { useResource } from "../../use-resource"
 import { ChannelHealthCell } from "./channel-health"
 import { ConnectForm } from "./connect-form"
 
-const nameOf = (c: DashboardChannel) =>
+export const nameOf = (c: DashboardChannel) =>
   c.name ?? (c.type === "chat" ? c.display_phone_number ?? c.phone_number_id : c.username ? `@${c.username}` : c.social_id) ?? `#${c.channel_id}`
 
 /** Channels: list with status, quality and health; connect; disconnect with confirmation. */
@@ -44,7 +45,7 @@ export const ChannelsPage = () => {
             <tbody>
               {connected.map((c) => (
                 <tr key={c.channel_id}>
-                  <td>{c.channel_id}</td>
+                  <td><Link to={`/channels/${c.channel_id}`} aria-label={`Channel ${c.channel_id}`}>{c.channel_id}</Link></td>
                   <td>{nameOf(c)}</td>
                   <td>{c.type === "chat" ? "WhatsApp" : "Instagram"}</td>
                   <td><span className={`badge ${c.status === "active" ? "on" : "off"}`}>{c.status}</span></td>

@@ -1,16 +1,16 @@
 import { useState } from "react"
 import { get } from "../../api/client"
 import type { Page, WebhookSubscription, WebhookSubscriptionWithSecret } from "../../api/types"
-import { CopyButton } from "../../components/copy-button"
 import { ErrorBox } from "../../components/error-box"
 import { Pager } from "../../components/pager"
+import { SecretOnce } from "../../components/secret-once"
 import { Empty, Loading } from "../../components/states"
 import { Time } from "../../components/time-ago"
 import { Link, type Location } from "../../router"
 import { useResource } from "../../use-resource"
 import { CreateSubscriptionForm } from "./create-subscription-form"
 
-const stateOf = (s: WebhookSubscription) =>
+export const stateOf = (s: WebhookSubscription) =>
   !s.is_active ? <span className="badge off">inactive</span>
     : s.is_paused ? <span className="badge off" title={s.paused_reason ?? undefined}>paused</span>
     : <span className="badge on">active</span>
@@ -28,14 +28,7 @@ export const SubscriptionsPage = ({ location }: { location: Location }) => {
     <>
       <h1>Webhooks</h1>
       <p className="muted">Subscriptions receive the account's events, signed with their secret. <Link to="/webhooks/deliveries">See every delivery</Link>.</p>
-      {created !== undefined ? (
-        <section className="card notice" aria-labelledby="new-secret">
-          <h2 id="new-secret">Subscription {created.id} created</h2>
-          <p>Its signing secret, shown only this once:</p>
-          <p><code className="secret">{created.secret}</code></p>
-          <CopyButton text={created.secret} label="Copy secret" /> <button type="button" onClick={() => setCreated(undefined)}>I have copied it</button>
-        </section>
-      ) : null}
+      {created !== undefined ? <SecretOnce title={`Subscription ${created.id} created`} secret={created.secret} onDone={() => setCreated(undefined)} /> : null}
       <ErrorBox error={subs.error} />
       {subs.loading && subs.data === undefined ? <Loading what="subscriptions" /> : null}
       {subs.data?.data.length === 0 ? <Empty>No subscriptions{after || before ? " on this page" : " yet. Create one below"}.</Empty> : null}
@@ -47,7 +40,7 @@ export const SubscriptionsPage = ({ location }: { location: Location }) => {
             <tbody>
               {subs.data.data.map((s) => (
                 <tr key={s.id}>
-                  <td>{s.id}</td>
+                  <td><Link to={`/webhooks/${s.id}`} aria-label={`Subscription ${s.id}`}>{s.id}</Link></td>
                   <td className="url">{s.target_url}{s.description ? <div className="muted">{s.description}</div> : null}</td>
                   <td>{s.event_types.length === 0 ? "all (catch-all)" : s.event_types.join(", ")}</td>
                   <td>{s.platform_channel_id ?? "all"}</td>
