@@ -183,6 +183,9 @@ describe("the console in a real browser", () => {
     await page.getByRole("button", { name: "Save changes" }).click()
     await expect.poll(() => page.getByRole("alert").first().textContent()).toMatch(/buffer_max_batch/)
     await page.getByLabel(/^Buffer batch size/).fill("")
+    await page.getByRole("button", { name: "Save changes" }).click()
+    await expect.poll(() => page.getByRole("alert").count()).toBe(0)
+    expect((await held()).buffer_max_batch).toBeNull()
 
     // Pause, then resume.
     await page.getByRole("button", { name: "Pause" }).click()
@@ -287,6 +290,10 @@ describe("the console in a real browser", () => {
     expect(await nav.isVisible()).toBe(false)
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390)
     await screenshot(page, "channels-390px")
+    // A channel's page (its forms and raw-forward URL) fits too.
+    await page.getByRole("link", { name: /^Channel \d+$/ }).click()
+    await page.getByRole("heading", { name: "Business profile" }).waitFor()
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390)
     await page.close()
   }, 60_000)
 })
