@@ -40,6 +40,10 @@ const policy: ReadonlyArray<PolicyCase> = [
   { name: "404 is not retried", first: { status: 404, json: coded("not_found", "not found") }, retried: false, error: "NotFoundError" },
   { name: "422 is not retried", first: { status: 422, json: { detail: [{ loc: ["body", "text"], msg: "is missing", type: "missing", input: null, ctx: {} }] } }, retried: false, error: "ValidationError" },
   { name: "429 template quota is not retried", first: { status: 429, json: { detail: `${TEMPLATE_QUOTA_PREFIX}250 of 250 used` }, headers: { "retry-after": "1" } }, retried: false, error: "TemplateQuotaError" },
+  { name: "502 from the upstream (a refusal the Idempotency-Key replays) is not retried", first: { status: 502, json: { error: "reengagement_required", meta_code: 131047, meta_subcode: null, meta_title: "Re-engagement message", message: "(#131047) Re-engagement message", fbtrace_id: null } }, retried: false, error: "UpstreamError" },
+  { name: "502 upstream_timeout (kept with the key: a retry replays it) is not retried", first: { status: 502, json: { error: "upstream_timeout", meta_code: null, meta_subcode: null, meta_title: null, message: "Upstream did not answer messages.send within 10000 ms", fbtrace_id: null } }, retried: false, error: "UpstreamError" },
+  { name: "502 upstream_throttled (the platform's own throttle; nothing was sent) is retried", first: { status: 502, json: { error: "upstream_throttled", meta_code: null, meta_subcode: null, meta_title: null, message: "throttled", fbtrace_id: null } }, retried: true, delay: 1000 },
+  { name: "a 502 of a proxy in front (no upstream envelope) is retried", first: { status: 502, json: null }, retried: true, delay: 1000 },
   { name: "501 is not retried", first: { status: 501, json: coded("not_implemented", "no") }, retried: false, error: "NotImplementedError" }
 ]
 

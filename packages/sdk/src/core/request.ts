@@ -95,8 +95,11 @@ export type AttemptOutcome =
   | { readonly kind: "response"; readonly status: number; readonly body: unknown }
   | { readonly kind: "connection" }
 
-/** The retry policy: 429 rate limit always; 5xx, timeouts and connection errors only when the call is safe to repeat. */
-export const isRetryable = (outcome: AttemptOutcome, safeToRepeat: boolean): boolean => {
+/**
+ * The retry policy: 429 rate limit always; 5xx, timeouts and connection errors only when the call is safe to repeat.
+ * `replayed`: the route keeps its outcome with the Idempotency-Key (POST /messages), so a retry gets the same answer.
+ */
+export const isRetryable = (outcome: AttemptOutcome, safeToRepeat: boolean, replayed = false): boolean => {
   if (outcome.kind === "connection") return safeToRepeat
   const { status, body } = outcome
   if (status === 429) return !isTemplateQuota(body)
@@ -106,8 +109,16 @@ export const isRetryable = (outcome: AttemptOutcome, safeToRepeat: boolean): boo
   }
   if (status === 408) return safeToRepeat
   if (status === 501) return false
+  // A send's 502 in the upstream envelope is the upstream's answer, kept with the Idempotency-Key and
+  // replayed to a retry: repeating it only waits. Only the platform's own throughput throttle
+  // (`upstream_throttled`, decided before any upstream call) frees the key for a later try.
+  if (status === 502 && replayed && isUpstreamEnvelope(body)) return body.error === "upstream_throttled"
   return status >= 500 && safeToRepeat
 }
+
+/** The body of a 502 the platform answered for the upstream (SPEC §7): an `error` classification and `meta_code`. */
+const isUpstreamEnvelope = (body: unknown): body is { readonly error: string } =>
+  typeof body === "object" && body !== null && typeof (body as { error?: unknown }).error === "string" && "meta_code" in body
 
 /** Milliseconds to wait before retry number `retry` (0-based): `Retry-After` when given, else exponential backoff with ±25% jitter. */
 export const retryDelayMs = (retry: number, retryAfterSeconds: number | undefined, random: () => number = Math.random): number => {
@@ -284,7 +295,7 @@ export class APIClient {
       const outcome: AttemptOutcome = result.kind === "http" ? { kind: "response", status: result.error.status, body: result.error.body } : { kind: "connection" }
       const retryAfter = result.kind === "http" ? parseRetryAfter(result.error.headers) : undefined
       const canWait = retryAfter === undefined || retryAfter <= MAX_RETRY_AFTER_SECONDS
-      if (retry >= maxRetries || !canWait || !isRetryable(outcome, safeToRepeat)) throw result.error
+      if (retry >= maxRetries || !canWait || !isRetryable(outcome, safeToRepeat, req.autoIdempotencyKey === true)) throw result.error
       const delayMs = retryDelayMs(retry, retryAfter, timers.random)
       this.#onRetry?.({ status: result.kind === "http" ? result.error.status : undefined, delayMs, retry: retry + 1, method: req.method, path: req.path })
       await timers.sleep(delayMs, options.signal)
