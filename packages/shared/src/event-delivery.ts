@@ -36,6 +36,10 @@ export const EventDelivery = Schema.Struct({
   last_error: optional(Schema.NullOr(Schema.String).annotations({ description: LAST_ERROR_DESCRIPTION })),
   created_at: optional(Timestamp),
   delivered_at: optional(Schema.NullOr(Timestamp)),
+  last_attempt_at: optional(Schema.NullOr(Timestamp).annotations({
+    description: "When the last attempt was made (its outcome recorded), whatever it led to: delivered, a retry " +
+      "scheduled, or failed for good; null before the first attempt. A delivered delivery's is its delivered_at."
+  })),
   envelope: optional(DeliveredPayload)
 }).annotations({ identifier: "EventDelivery" })
 export type EventDelivery = typeof EventDelivery.Type

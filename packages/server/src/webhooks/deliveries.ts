@@ -5,6 +5,7 @@ import {
   type EventDelivery,
   NotFound,
   type RawForwardDelivery,
+  RETRY_DELAYS_MINUTES,
   StatusLocked,
   ValidationFailed
 } from "@platform/shared"
@@ -30,6 +31,7 @@ export interface DeliveryRow {
   readonly last_error: string | null
   readonly created_at: Date
   readonly delivered_at: Date | null
+  readonly updated_at: Date
   readonly envelope?: unknown
 }
 
@@ -48,13 +50,29 @@ interface RawRow {
 
 const LIST_COLUMNS = `id, subscription_id, developer_account_id, platform_channel_id, event_id, event_type,
   conversation_peer, status, attempts, next_retry_at, response_status, response_body_snippet, latency_ms, last_error,
-  created_at, delivered_at`
+  created_at, delivered_at, updated_at`
 
 const payloadOf = (envelope: unknown) => {
   const value = envelope as Record<string, unknown>
   return Array.isArray(value.events)
     ? { events: (value.events as Array<Record<string, unknown>>).map(canonicalEnvelope) }
     : canonicalEnvelope(value)
+}
+
+/**
+ * When the row's last attempt was recorded, read from the columns recording it wrote (delivery/record.ts: one
+ * time, `now`, for all of them), so that the engine writes nothing more for it. Delivered: delivered_at. Failed:
+ * updated_at, as no statement writes a finished row again. Waiting for its next attempt, or in it (pending or
+ * delivering): next_retry_at less the schedule's delay, since claims rewrite updated_at (the lease) but never
+ * next_retry_at (a release only lowers it to now, and the row it releases was due). Null before the first attempt.
+ */
+export const lastAttemptAt = (row: Pick<DeliveryRow, "status" | "attempts" | "next_retry_at" | "delivered_at" | "updated_at">): Date | null => {
+  if (row.attempts === 0) return null
+  if (row.status === "delivered") return row.delivered_at ?? row.updated_at
+  if (row.status === "failed") return row.updated_at
+  // The delay before attempt n + 1 is RETRY_DELAYS_MINUTES[n] (record.ts: the 1-based SQL array's n + 1).
+  const delay = RETRY_DELAYS_MINUTES[row.attempts]
+  return row.next_retry_at === null || delay === undefined ? null : new Date(row.next_retry_at.getTime() - delay * 60_000)
 }
 
 /** A delivery row on the wire (SPEC §2.6); `envelope` only when asked for. */
@@ -75,6 +93,7 @@ export const deliveryToWire = (row: DeliveryRow, withEnvelope: boolean): EventDe
   last_error: row.last_error,
   created_at: row.created_at.toISOString(),
   delivered_at: row.delivered_at?.toISOString() ?? null,
+  last_attempt_at: lastAttemptAt(row)?.toISOString() ?? null,
   ...(withEnvelope && row.envelope !== undefined ? { envelope: payloadOf(row.envelope) as never } : {})
 })
 

@@ -97,6 +97,60 @@ layer(WebhooksTestServer, { excludeTestServices: true })("deliveries API, conver
       expect(meta.body.data).toMatchObject([{ attempts: 1, response_status: null, last_error: "no response within 10000 ms" }])
     }).pipe(Effect.provide(TestContext.TestContext)))
 
+  it.scoped("last_attempt_at is when the last attempt was recorded: null before it, a retried and a finally failed delivery's own times", () =>
+    Effect.gen(function*() {
+      let retriedAnswer = 503
+      const flaky = yield* startReceiver(() => ({ status: retriedAnswer, body: "busy" }))
+      const down = yield* startReceiver(() => ({ status: 500, body: "down" }))
+      const { key } = yield* developer
+      const subRetried = yield* request("POST", "/platform/v1/webhooks/subscriptions", { key, body: { target_url: flaky.url } })
+      const subFailed = yield* request("POST", "/platform/v1/webhooks/subscriptions", { key, body: { target_url: down.url } })
+      const retried = (yield* request("POST", `/platform/v1/webhooks/subscriptions/${subRetried.body.id}/test`, { key })).body
+      const failed = (yield* request("POST", `/platform/v1/webhooks/subscriptions/${subFailed.body.id}/test`, { key })).body
+      expect(retried).toMatchObject({ attempts: 0, last_attempt_at: null })
+      const get = (id: number) => Effect.map(request("GET", `/platform/v1/webhooks/deliveries/${id}`, { key }), (r) => r.body)
+      const listed = (subscription: number) =>
+        Effect.map(request("GET", `/platform/v1/webhooks/deliveries?subscription_id=${subscription}`, { key }), (r) => r.body.data[0])
+      expect(yield* get(failed.id)).toMatchObject({ status: "pending", attempts: 0, last_attempt_at: null })
+      expect(yield* listed(subFailed.body.id)).toMatchObject({ attempts: 0, last_attempt_at: null })
+
+      // Each attempt is recorded at the dispatcher's clock (the TestClock): exactly the times below.
+      const t0 = Date.now() + 1000
+      const at = (minutes: number) => new Date(t0 + minutes * 60_000).toISOString()
+      yield* TestClock.setTime(t0)
+      yield* drainDeliveries()
+      expect(yield* get(retried.id)).toMatchObject({ status: "pending", attempts: 1, last_error: "HTTP 503", next_retry_at: at(1), last_attempt_at: at(0) })
+      expect(yield* listed(subRetried.body.id)).toMatchObject({ id: retried.id, attempts: 1, last_attempt_at: at(0) })
+
+      // A claim rewrites the row's updated_at (the lease) while the next attempt is in flight: the last one's time stays.
+      const sql = yield* SqlClient.SqlClient
+      const lease = new Date(t0 + 20_000)
+      yield* sql`update webhook_deliveries set status = 'delivering', delivering_since = ${lease}, updated_at = ${lease}
+        where id = ${retried.id}`
+      expect(yield* get(retried.id)).toMatchObject({ status: "delivering", attempts: 1, last_attempt_at: at(0) })
+      yield* sql`update webhook_deliveries set status = 'pending', delivering_since = null where id = ${retried.id}`
+
+      retriedAnswer = 200
+      yield* TestClock.setTime(t0 + 60_000)
+      yield* drainDeliveries()
+      expect(yield* get(retried.id)).toMatchObject({ status: "delivered", attempts: 2, delivered_at: at(1), last_attempt_at: at(1) })
+
+      // The other delivery failed its first two attempts meanwhile (at 0 and 1 min), then fails the rest on the schedule.
+      const schedule = [1, 6, 36, 156]
+      for (let attempt = 2; attempt <= 4; attempt++) {
+        const recorded = schedule[attempt - 2]!
+        expect(yield* get(failed.id)).toMatchObject({ status: "pending", attempts: attempt, last_attempt_at: at(recorded) })
+        yield* TestClock.setTime(t0 + schedule[attempt - 1]! * 60_000)
+        yield* drainDeliveries()
+      }
+      const final = yield* get(failed.id)
+      expect(final).toMatchObject({ status: "failed", attempts: 5, next_retry_at: null, delivered_at: null, last_error: "HTTP 500", last_attempt_at: at(156) })
+      expect(yield* listed(subFailed.body.id)).toMatchObject({ id: failed.id, status: "failed", last_attempt_at: at(156) })
+      // A redelivery is a new row, not attempted yet.
+      const again = yield* request("POST", `/platform/v1/webhooks/deliveries/${failed.id}/redeliver`, { key })
+      expect(again.body).toMatchObject({ status: "pending", attempts: 0, last_attempt_at: null })
+    }).pipe(Effect.provide(TestContext.TestContext)))
+
   it.scoped("list filters, cursors, unknown values and another account's delivery", () =>
     Effect.gen(function*() {
       const receiver = yield* startReceiver()
