@@ -26,11 +26,13 @@ export const latencyMs = (d: { readonly created_at?: string | undefined; readonl
 const RETRY_DELAYS_MINUTES = [0, 1, 5, 30, 120] as const
 
 /**
- * When the delivery's last attempt happened: a delivered one at delivered_at; one that failed and waits for its
- * next attempt, the schedule's delay before next_retry_at. The time it is printed otherwise (a final failure, whose
- * row keeps no attempt time).
+ * When the delivery's last attempt happened: last_attempt_at, whatever the attempt led to (delivered, a retry, a final
+ * failure). From a server without that field: a delivered one at delivered_at; one that failed and waits for its next
+ * attempt, the schedule's delay before next_retry_at; otherwise the time it is printed (a final failure, whose row
+ * kept no attempt time there).
  */
-export const attemptTime = (d: { readonly status: string; readonly attempts: number; readonly delivered_at?: string | null | undefined; readonly next_retry_at?: string | null | undefined }): Date => {
+export const attemptTime = (d: { readonly status: string; readonly attempts: number; readonly delivered_at?: string | null | undefined; readonly next_retry_at?: string | null | undefined; readonly last_attempt_at?: string | null | undefined }): Date => {
+  if (d.last_attempt_at) return new Date(d.last_attempt_at)
   if (d.status === "delivered" && d.delivered_at) return new Date(d.delivered_at)
   const delay = RETRY_DELAYS_MINUTES[d.attempts]
   if (d.status === "pending" && d.attempts > 0 && d.next_retry_at && delay !== undefined) return new Date(Date.parse(d.next_retry_at) - delay * 60_000)
