@@ -1,4 +1,5 @@
-import type { ReactNode } from "react"
+import { lazy, type ReactNode, Suspense } from "react"
+import { Loading } from "./components/states"
 import { ApiKeysPage } from "./routes/api-keys/api-keys-page"
 import { ChannelPage } from "./routes/channel/channel-page"
 import { ChannelsPage } from "./routes/channels/channels-page"
@@ -7,7 +8,13 @@ import { DeliveryPage } from "./routes/deliveries/delivery-page"
 import { OverviewPage } from "./routes/overview/overview-page"
 import { SubscriptionPage } from "./routes/subscription/subscription-page"
 import { SubscriptionsPage } from "./routes/webhooks/subscriptions-page"
+import { TemplatesPage } from "./routes/templates/templates-page"
 import { Link, type Location } from "./router"
+
+// The template builder (new and edit) is its own chunk, loaded when one of its pages opens.
+const NewTemplatePage = lazy(() => import("./routes/template-new/new-template-page").then((m) => ({ default: m.NewTemplatePage })))
+const TemplatePage = lazy(() => import("./routes/template/template-page").then((m) => ({ default: m.TemplatePage })))
+const later = (node: ReactNode) => <Suspense fallback={<Loading what="the page" />}>{node}</Suspense>
 
 /** The signed-in pages by path (the document title too); a new page is one row here and one in the nav. */
 const PAGES: ReadonlyArray<{ readonly path: RegExp; readonly title: string; readonly render: (l: Location, m: RegExpMatchArray) => ReactNode }> = [
@@ -18,7 +25,10 @@ const PAGES: ReadonlyArray<{ readonly path: RegExp; readonly title: string; read
   { path: /^\/webhooks$/, title: "Webhooks", render: (l) => <SubscriptionsPage location={l} /> },
   { path: /^\/webhooks\/deliveries$/, title: "Deliveries", render: (l) => <DeliveriesPage location={l} /> },
   { path: /^\/webhooks\/deliveries\/(\d+)$/, title: "Delivery", render: (_, m) => <DeliveryPage id={m[1]!} /> },
-  { path: /^\/webhooks\/(\d+)$/, title: "Subscription", render: (_, m) => <SubscriptionPage id={m[1]!} /> }
+  { path: /^\/webhooks\/(\d+)$/, title: "Subscription", render: (_, m) => <SubscriptionPage id={m[1]!} /> },
+  { path: /^\/templates$/, title: "Templates", render: (l) => <TemplatesPage location={l} /> },
+  { path: /^\/templates\/new$/, title: "New template", render: () => later(<NewTemplatePage />) },
+  { path: /^\/templates\/(\d+)$/, title: "Template", render: (_, m) => later(<TemplatePage key={m[1]} id={m[1]!} />) }
 ]
 
 export const pageFor = (location: Location): { title: string; node: ReactNode } => {

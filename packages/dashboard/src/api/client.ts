@@ -51,3 +51,28 @@ export const get = <A>(path: string, query?: Query) => request<A>("GET", path, u
 export const post = <A>(path: string, body?: unknown, query?: Query) => request<A>("POST", path, body, query)
 export const patch = <A>(path: string, body: unknown) => request<A>("PATCH", path, body)
 export const del = (path: string) => request<void>("DELETE", path)
+
+/**
+ * A multipart form to this origin's API (a file upload): the browser sets the boundary, the
+ * fields go in the order they were appended (the server reads `channel_id` before `file`).
+ */
+export const postForm = async <A>(path: string, form: FormData): Promise<A> => {
+  let response: Response
+  try {
+    response = await fetch(path, { method: "POST", credentials: "same-origin", headers: { accept: "application/json" }, body: form })
+  } catch {
+    throw new ApiError(0, "The server could not be reached. Is it running?", undefined, "network", undefined)
+  }
+  const text = await response.text()
+  let parsed: unknown = undefined
+  try {
+    parsed = text === "" ? undefined : JSON.parse(text)
+  } catch {
+    parsed = text
+  }
+  if (!response.ok) {
+    if (response.status === 401) onUnauthorized()
+    throw apiErrorOf(response.status, parsed)
+  }
+  return parsed as A
+}

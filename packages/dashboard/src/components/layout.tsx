@@ -9,7 +9,8 @@ export const SECTIONS: ReadonlyArray<{ readonly to: string; readonly label: stri
   { to: "/api-keys", label: "API keys" },
   { to: "/channels", label: "Channels" },
   { to: "/webhooks", label: "Webhooks" },
-  { to: "/webhooks/deliveries", label: "Deliveries" }
+  { to: "/webhooks/deliveries", label: "Deliveries" },
+  { to: "/templates", label: "Templates" }
 ]
 
 const current = (location: Location, to: string) =>
