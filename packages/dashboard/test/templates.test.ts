@@ -137,6 +137,10 @@ describe("templates in the console", () => {
     expect(shown[0]!.example?.header_handle?.[0]).toMatch(/\S/)
     expect(shown[3]!.buttons!.map((b) => b.type)).toEqual(["QUICK_REPLY", "URL", "PHONE_NUMBER"])
     await screenshot(page, "template-media")
+    // The edit form starts from the stored components.
+    expect(await label(page, "Footer (optional)").inputValue()).toBe("Reply STOP to opt out")
+    expect(await label(page, "Button 2 url").inputValue()).toBe("https://example.com/offer/{{1}}")
+    expect(await page.getByText(/^Uploaded: handle /).count()).toBe(1)
 
     // Authentication: the OTP shape (no body text; code expiry; copy-code button).
     await newTemplate(page, "login_code", "authentication")
@@ -163,6 +167,8 @@ describe("templates in the console", () => {
     const carousel = JSON.parse((await page.getByTestId("components").textContent())!) as Array<{ type: string; cards?: Array<{ components: Array<{ type: string }> }> }>
     expect(carousel.map((c) => c.type)).toEqual(["BODY", "CAROUSEL"])
     expect(carousel[1]!.cards!.map((c) => c.components.map((cc) => cc.type))).toEqual([["HEADER", "BODY", "BUTTONS"], ["HEADER", "BODY", "BUTTONS"]])
+    expect(await label(page, "Card 2 body").inputValue()).toBe("Card number 2")
+    expect(await label(page, "Card 2 button 1 text").inputValue()).toBe("Choose 2")
 
     // A name starting reject_ is rejected by the sandbox: the list shows the reason.
     await newTemplate(page, "reject_me")

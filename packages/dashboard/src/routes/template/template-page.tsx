@@ -51,7 +51,9 @@ export const TemplatePage = ({ id }: { id: string }) => {
           <h1>{t.name}</h1>
           <Facts t={t} />
           <h2>Components</h2>
-          <pre className="code" data-testid="components">{JSON.stringify(t.components ?? null, null, 2)}</pre>
+          {t.components === null || t.components === undefined
+            ? <p className="muted">None stored: the template was created with body text only ({t.variables.length} sample value{t.variables.length === 1 ? "" : "s"}). Saving an edit stores components.</p>
+            : <pre className="code" data-testid="components">{JSON.stringify(t.components, null, 2)}</pre>}
           <EditTemplateForm key={t.id} template={t} onSaved={template.reload} />
           <section className="card" aria-labelledby="delete-title">
             <h2 id="delete-title">Delete</h2>
