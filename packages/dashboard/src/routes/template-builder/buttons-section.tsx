@@ -43,7 +43,7 @@ export const ButtonsSection = ({ buttons, onChange, error, at, kinds, legend, na
           ? <Field label={`${name} ${n} ${value.label.toLowerCase()}`} name={`${at}.buttons.${i}.${value.field}`} type={value.type} value={b.value} error={rowAt(i, value.field)} onChange={(e) => set(i, { ...b, value: e.currentTarget.value })} />
           : null}
         {b.kind === "URL" && /\{\{/.test(b.value)
-          ? <Field label={`${name} ${n} example URL`} name={`${at}.buttons.${i}.example`} type="url" value={b.example} hint="The URL with its placeholder filled in." error={rowAt(i, "example")} onChange={(e) => set(i, { ...b, example: e.currentTarget.value })} />
+          ? <div className="wide"><Field label={`${name} ${n} example URL`} name={`${at}.buttons.${i}.example`} type="url" value={b.example} hint="The URL with its placeholder filled in." error={rowAt(i, "example")} onChange={(e) => set(i, { ...b, example: e.currentTarget.value })} /></div>
           : null}
         <button type="button" onClick={() => onChange(buttons.filter((_, k) => k !== i))} aria-label={`Remove ${name.toLowerCase()} ${n}`}>Remove</button>
       </li>
