@@ -6,6 +6,9 @@ import { ChannelsPage } from "./routes/channels/channels-page"
 import { DeliveriesPage } from "./routes/deliveries/deliveries-page"
 import { DeliveryPage } from "./routes/deliveries/delivery-page"
 import { OverviewPage } from "./routes/overview/overview-page"
+import { BroadcastPage } from "./routes/broadcast/broadcast-page"
+import { NewBroadcastPage } from "./routes/broadcast-new/new-broadcast-page"
+import { BroadcastsPage } from "./routes/broadcasts/broadcasts-page"
 import { SubscriptionPage } from "./routes/subscription/subscription-page"
 import { SubscriptionsPage } from "./routes/webhooks/subscriptions-page"
 import { TemplatesPage } from "./routes/templates/templates-page"
@@ -28,7 +31,10 @@ const PAGES: ReadonlyArray<{ readonly path: RegExp; readonly title: string; read
   { path: /^\/webhooks\/(\d+)$/, title: "Subscription", render: (_, m) => <SubscriptionPage id={m[1]!} /> },
   { path: /^\/templates$/, title: "Templates", render: (l) => <TemplatesPage location={l} /> },
   { path: /^\/templates\/new$/, title: "New template", render: () => later(<NewTemplatePage />) },
-  { path: /^\/templates\/(\d+)$/, title: "Template", render: (_, m) => later(<TemplatePage key={m[1]} id={m[1]!} />) }
+  { path: /^\/templates\/(\d+)$/, title: "Template", render: (_, m) => later(<TemplatePage key={m[1]} id={m[1]!} />) },
+  { path: /^\/broadcasts$/, title: "Broadcasts", render: (l) => <BroadcastsPage location={l} /> },
+  { path: /^\/broadcasts\/new$/, title: "New broadcast", render: () => <NewBroadcastPage /> },
+  { path: /^\/broadcasts\/(\d+)$/, title: "Broadcast", render: (l, m) => <BroadcastPage id={m[1]!} location={l} /> }
 ]
 
 export const pageFor = (location: Location): { title: string; node: ReactNode } => {

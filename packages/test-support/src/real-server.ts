@@ -5,6 +5,8 @@ import type { AddressInfo } from "node:net"
 // Loaded by computed paths so the server's sources stay out of this package's type check.
 const serverSupport = new URL("../../server/test/support/server.ts", import.meta.url).href
 const workersModule = new URL("../../server/src/delivery/delivery-workers.ts", import.meta.url).href
+const sendCycleModule = new URL("../../server/src/broadcasts/broadcast-send-cycle.ts", import.meta.url).href
+const shutdownModule = new URL("../../server/src/jobs/shutdown.ts", import.meta.url).href
 
 /**
  * A developer on the real server: session cookie, API key and a connected sandbox chat channel.
@@ -47,14 +49,27 @@ const call = async (url: string, method: string, body: unknown, cookie?: string)
  * loopback webhook targets allowed) together with the delivery workers, signs up a
  * developer through the dashboard, creates an API key with every scope and connects
  * a sandbox chat channel. `config` adds server settings (the console's tests give DASHBOARD_DIR).
+ * `options.broadcastSendCycle` runs the broadcast send cycle too (a pass at start, then every
+ * 30 s), for a test that watches a broadcast complete; off by default, so a sent broadcast
+ * stays `sending` where a test expects it to.
  */
-export const startRealServer = async (config: Record<string, string> = {}): Promise<RealServer> => {
+export const startRealServer = async (
+  config: Record<string, string> = {},
+  options: { readonly broadcastSendCycle?: boolean } = {}
+): Promise<RealServer> => {
   const mod = (await import(/* @vite-ignore */ serverSupport)) as {
     TestServer: (config?: Record<string, string>) => Layer.Layer<any, unknown, never>
     baseUrl: Effect.Effect<string, never, any>
   }
   const workers = (await import(/* @vite-ignore */ workersModule)) as { DeliveryWorkersLive: Layer.Layer<never, unknown, any> }
-  const layer = workers.DeliveryWorkersLive.pipe(Layer.provideMerge(mod.TestServer({ UNSAFE_ALLOW_LOCAL_TARGETS: "true", ...config })))
+  const sendCycle = options.broadcastSendCycle === true
+    ? ((await import(/* @vite-ignore */ sendCycleModule)) as { BroadcastSendCycleLive: Layer.Layer<never, unknown, any> }).BroadcastSendCycleLive.pipe(
+      Layer.provide(((await import(/* @vite-ignore */ shutdownModule)) as { Shutdown: { Default: Layer.Layer<any, unknown, any> } }).Shutdown.Default)
+    )
+    : Layer.empty
+  const layer = Layer.merge(workers.DeliveryWorkersLive, sendCycle).pipe(
+    Layer.provideMerge(mod.TestServer({ UNSAFE_ALLOW_LOCAL_TARGETS: "true", ...config }))
+  )
   const runtime = ManagedRuntime.make(layer as Layer.Layer<any, unknown, never>)
   try {
     const baseUrl = await runtime.runPromise(mod.baseUrl as Effect.Effect<string, never, any>)

@@ -37,3 +37,15 @@ export type {
   WebhookSubscriptionPatch,
   WebhookSubscriptionWithSecret
 } from "@platform/shared"
+
+// Broadcasts (SPEC §2.7, §4.7) and the template a broadcast sends.
+export type {
+  Broadcast,
+  BroadcastCreate,
+  BroadcastRecipient,
+  BroadcastRecipientsLoadResult,
+  BroadcastRecipientsPage,
+  BroadcastStatus,
+  RecipientStatus,
+  RuntimeComponent
+} from "@platform/shared"

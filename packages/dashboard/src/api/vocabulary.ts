@@ -1,4 +1,4 @@
-import type { DeliveryStatus, Scope } from "@platform/shared"
+import type { BroadcastStatus, DeliveryStatus, RecipientStatus, Scope } from "@platform/shared"
 
 /*
  * The shared package's lists, restated so the bundle does not pull in Effect; the
@@ -24,3 +24,11 @@ exact<typeof EVENT_TYPES[number], typeof import("@platform/shared").EVENT_TYPES[
 
 export const DELIVERY_STATUSES = ["pending", "delivering", "delivered", "failed"] as const
 exact<typeof DELIVERY_STATUSES[number], DeliveryStatus>(true)
+
+/** A broadcast's states (SPEC §3.3). */
+export const BROADCAST_STATUSES = ["draft", "scheduled", "sending", "completed", "failed"] as const
+exact<typeof BROADCAST_STATUSES[number], BroadcastStatus>(true)
+
+/** A broadcast recipient's states, in the order a send goes through them. */
+export const RECIPIENT_STATUSES = ["pending", "sent", "delivered", "read", "responded", "failed"] as const
+exact<typeof RECIPIENT_STATUSES[number], RecipientStatus>(true)

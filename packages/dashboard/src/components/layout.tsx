@@ -10,7 +10,8 @@ export const SECTIONS: ReadonlyArray<{ readonly to: string; readonly label: stri
   { to: "/channels", label: "Channels" },
   { to: "/webhooks", label: "Webhooks" },
   { to: "/webhooks/deliveries", label: "Deliveries" },
-  { to: "/templates", label: "Templates" }
+  { to: "/templates", label: "Templates" },
+  { to: "/broadcasts", label: "Broadcasts" }
 ]
 
 const current = (location: Location, to: string) =>
