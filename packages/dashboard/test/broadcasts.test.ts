@@ -128,7 +128,7 @@ describe("broadcasts in the console, in a real browser", () => {
     await page.getByRole("dialog").getByRole("button", { name: "Send" }).click()
     await expect.poll(() => state(page)).toBe("sending")
     await page.getByText("updating every 2 seconds").waitFor()
-    await expect.poll(() => state(page), { timeout: 75_000, intervals: [500] }).toBe("completed")
+    await expect.poll(() => state(page), { timeout: 75_000, interval: 500 }).toBe("completed")
     await expect.poll(() => count(page, "pending")).toBe("0")
     await expect.poll(() => page.getByTestId("progress-summary").textContent()).toMatch(/^Completed: \d of 5 recipients reached/)
     expect(await page.getByText("updating every 2 seconds").count()).toBe(0)
