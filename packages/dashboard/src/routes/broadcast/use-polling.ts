@@ -3,12 +3,21 @@ import { useEffect, useRef } from "react"
 /** How often a live broadcast's page asks again. */
 export const POLL_MS = 2000
 
-/** Calls `tick` every 2 s while `active`; stops when it turns false or the page goes. */
+/**
+ * Calls `tick` every 2 s while `active` and the tab is visible (a scheduled broadcast left
+ * open in a background tab asks nothing), at once when the tab shows again; stops when
+ * `active` turns false or the page goes.
+ */
 export const usePolling = (active: boolean, tick: () => void) => {
   useEffect(() => {
     if (!active) return
-    const timer = window.setInterval(tick, POLL_MS)
-    return () => window.clearInterval(timer)
+    const timer = window.setInterval(() => document.hidden || tick(), POLL_MS)
+    const shown = () => document.hidden || tick()
+    document.addEventListener("visibilitychange", shown)
+    return () => {
+      window.clearInterval(timer)
+      document.removeEventListener("visibilitychange", shown)
+    }
   }, [active, tick])
 }
 
