@@ -5,7 +5,8 @@ import { CONSOLE_DIR, launchChromium, screenshot } from "./support/browser.js"
 
 // One server with the built console and one browser for the file. The sandbox decides a
 // submitted template (approved, or rejected for a name starting reject_) by a status callback
-// one delay later: 4 s here, so a template is still under review when the test edits it at once.
+// one delay later: 4 s here, so the page shows an edited template under review before its
+// decision; a name starting review_ stays under review, for the refused edit (409).
 let server: RealServer
 let browser: Browser
 beforeAll(async () => {
@@ -84,15 +85,25 @@ describe("templates in the console", () => {
     expect(await page.getByRole("alert").textContent()).toMatch(/Error 422 in name/)
     await screenshot(page, "template-new-error")
 
-    // A text template: created pending, an edit refused while under review (409), then approved.
-    await label(page, "Name").fill("order_update")
+    // A template under review (the sandbox holds review_* pending): its edit is refused (409).
+    await label(page, "Name").fill("review_hold")
     await create(page)
-    const textUrl = page.url()
-    await heading(page, "order_update").waitFor()
+    await heading(page, "review_hold").waitFor()
     await page.getByRole("button", { name: "Save changes" }).click()
     await page.getByTestId("status-locked").waitFor()
     expect(await page.getByTestId("status-locked").textContent()).toMatch(/409 status_locked.*pending review upstream/)
+    expect(await status(page).textContent()).toBe("pending")
     await screenshot(page, "template-pending-locked")
+
+    // A text template: created pending, then approved.
+    await newTemplate(page, "order_update")
+    await page.getByLabel("Body text only").check()
+    await label(page, "Body text").fill("Hello {{1}}, your order {{2}} has shipped.")
+    await label(page, "Sample for {{1}}").fill("Ana")
+    await label(page, "Sample for {{2}}").fill("A-100")
+    await create(page)
+    const textUrl = page.url()
+    await heading(page, "order_update").waitFor()
     await statusBecomes(page, "approved")
     await screenshot(page, "template-approved")
 
@@ -180,7 +191,7 @@ describe("templates in the console", () => {
 
     // The list: every template with its status; a filter in the URL.
     await navLink(page, "Templates").click()
-    await expect.poll(() => page.getByRole("row").count()).toBe(6)
+    await expect.poll(() => page.getByRole("row").count()).toBe(7)
     const rejectedRow = page.getByRole("row", { name: /reject_me/ })
     expect(await rejectedRow.textContent()).toMatch(/rejected.*INVALID_FORMAT/i)
     await screenshot(page, "templates")
@@ -202,15 +213,16 @@ describe("templates in the console", () => {
     await screenshot(page, "template-delete-confirm")
     await page.getByRole("dialog").getByRole("button", { name: "Delete" }).click()
     await expect.poll(() => new URL(page.url()).pathname).toBe("/dashboard/templates")
-    await expect.poll(() => page.getByRole("row").count()).toBe(5)
+    // The header row, the four approved and the one held under review.
+    await expect.poll(() => page.getByRole("row").count()).toBe(6)
     expect(await page.getByRole("link", { name: "reject_me" }).count()).toBe(0)
 
-    // Sync: the upstream has the 4 templates the platform already lists.
+    // Sync: the upstream has the 5 templates the platform already lists.
     await label(page, "Channel to sync").selectOption(channelId)
     await page.getByRole("button", { name: "Sync templates" }).click()
-    await expect.poll(() => page.getByTestId("sync-result").textContent()).toMatch(new RegExp(`^Channel ${channelId}: 0 imported, \\d+ updated, \\d+ skipped, 4 upstream in total\\.$`))
+    await expect.poll(() => page.getByTestId("sync-result").textContent()).toMatch(new RegExp(`^Channel ${channelId}: 0 imported, \\d+ updated, \\d+ skipped, 5 upstream in total\\.$`))
     await screenshot(page, "templates-synced")
-    expect(await page.getByRole("row").count()).toBe(5)
+    expect(await page.getByRole("row").count()).toBe(6)
 
     // The text template's page, loaded afresh from its URL.
     await page.goto(textUrl)

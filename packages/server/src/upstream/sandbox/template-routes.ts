@@ -2,7 +2,8 @@
  * The simulator's message templates: `/{waba-id}/message_templates` (list, create,
  * delete by name) and a template by id (read, edit). A new or edited template is
  * decided by a status callback: names starting `reject_` are rejected, the rest
- * approved.
+ * approved, except names starting `review_`, which stay under review (no callback)
+ * so that what a pending template refuses can be tried at leisure.
  */
 import type { HttpServerRequest } from "@effect/platform"
 import { Effect } from "effect"
@@ -14,7 +15,7 @@ import type { SandboxState, SandboxTemplate } from "./state.js"
 type State = SandboxState
 
 const decideTemplate = (state: State, template: SandboxTemplate) =>
-  state.scheduleCallbacks([
+  template.name.startsWith("review_") ? Effect.void : state.scheduleCallbacks([
     (nowMs) => {
       const rejected = template.name.startsWith("reject_")
       template.status = rejected ? "REJECTED" : "APPROVED"

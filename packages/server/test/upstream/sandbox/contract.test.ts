@@ -323,6 +323,20 @@ layer(SandboxHarness, { excludeTestServices: true })("Upstream against the sandb
       expect(listed[0]).toMatchObject({ status: "REJECTED", rejected_reason: "INVALID_FORMAT" })
     }))
 
+  it.effect("a template named review_* stays PENDING: no callback, and its edit is refused as Meta refuses a pending one", () =>
+    Effect.gen(function*() {
+      const upstream = yield* Upstream
+      const state = yield* SandboxState
+      const from = received.length
+      const created = yield* upstream.createTemplate(chatCreds, { name: "review_me", language: "en_US", category: "UTILITY", components: [{ type: "BODY", text: "Hi" }] })
+      yield* state.awaitCallbacks
+      expect(received.slice(from).filter((w) => w.body.includes("review_me"))).toEqual([])
+      const listed = yield* upstream.listTemplates(chatCreds, { name: "review_me" })
+      expect(listed[0]).toMatchObject({ status: "PENDING" })
+      const refused = yield* Effect.flip(upstream.editTemplate(chatCreds, created.id, { components: [{ type: "BODY", text: "b" }] }))
+      expect(refused).toMatchObject({ _tag: "UpstreamError", kind: "invalid_parameter", meta_title: "Template can't be edited" })
+    }))
+
   it.effect("listTemplates follows the after cursor through every page", () =>
     Effect.gen(function*() {
       const upstream = yield* Upstream
