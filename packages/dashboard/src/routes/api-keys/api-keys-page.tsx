@@ -9,6 +9,7 @@ import { Empty, Loading } from "../../components/states"
 import { Time } from "../../components/time-ago"
 import { useResource } from "../../use-resource"
 import { CreateKeyForm } from "./create-key-form"
+import { TableRegion } from "../../components/scrollable"
 
 const expired = (key: ApiKey) => key.expires_at !== null && new Date(key.expires_at).getTime() < Date.now()
 
@@ -45,7 +46,7 @@ export const ApiKeysPage = () => {
       {keys.loading && keys.data === undefined ? <Loading what="API keys" /> : null}
       {keys.data?.length === 0 ? <Empty>No API keys yet. Create one below to call the API.</Empty> : null}
       {keys.data !== undefined && keys.data.length > 0 ? (
-        <div className="table-wrap">
+        <TableRegion label="API keys">
           <table>
             <caption className="sr-only">API keys</caption>
             <thead>
@@ -79,7 +80,7 @@ export const ApiKeysPage = () => {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableRegion>
       ) : null}
       <CreateKeyForm onCreated={(key) => { setCreated(key); keys.reload() }} />
     </>

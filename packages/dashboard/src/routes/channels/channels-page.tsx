@@ -11,6 +11,7 @@ import { useSession } from "../../session"
 import { useResource } from "../../use-resource"
 import { ChannelHealthCell } from "./channel-health"
 import { ConnectForm } from "./connect-form"
+import { TableRegion } from "../../components/scrollable"
 
 export const nameOf = (c: DashboardChannel) =>
   c.name ?? (c.type === "chat" ? c.display_phone_number ?? c.phone_number_id : c.username ? `@${c.username}` : c.social_id) ?? `#${c.channel_id}`
@@ -38,7 +39,7 @@ export const ChannelsPage = () => {
       {channels.loading && channels.data === undefined ? <Loading what="channels" /> : null}
       {channels.data !== undefined && connected.length === 0 ? <Empty>No channel connected yet. Connect one below.</Empty> : null}
       {connected.length > 0 ? (
-        <div className="table-wrap">
+        <TableRegion label="Connected channels">
           <table>
             <caption className="sr-only">Connected channels</caption>
             <thead><tr><th>Id</th><th>Channel</th><th>Kind</th><th>Status</th><th>Inbound</th><th>Quality</th><th>Health</th><th>Connected</th><th><span className="sr-only">Actions</span></th></tr></thead>
@@ -63,7 +64,7 @@ export const ChannelsPage = () => {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableRegion>
       ) : null}
       <ConnectForm onConnected={() => { channels.reload(); refresh() }} />
     </>

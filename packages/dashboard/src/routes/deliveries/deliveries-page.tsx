@@ -7,6 +7,7 @@ import { Time } from "../../components/time-ago"
 import { Link, type Location } from "../../router"
 import { useResource } from "../../use-resource"
 import { DeliveryFilters, FILTERS } from "./delivery-filters"
+import { TableRegion } from "../../components/scrollable"
 
 export const StatusBadge = ({ status }: { status: string }) =>
   <span className={`badge ${status === "delivered" ? "on" : status === "failed" ? "off" : "wait"}`}>{status}</span>
@@ -14,7 +15,7 @@ export const StatusBadge = ({ status }: { status: string }) =>
 /** The deliveries log: the filters of SPEC §4.6 and the cursor in the URL, newest first. */
 export const DeliveriesPage = ({ location }: { location: Location }) => {
   const q = location.query
-  const query = Object.fromEntries([...FILTERS, "after", "before"].map((k) => [k, q.get(k) ?? undefined]))
+  const query = Object.fromEntries([...FILTERS, "after", "before", "limit"].map((k) => [k, q.get(k) ?? undefined]))
   const list = useResource(() => get<DeliveryList>("/platform/v1/webhooks/deliveries", query), q.toString())
   const page = list.data
   return (
@@ -26,7 +27,7 @@ export const DeliveriesPage = ({ location }: { location: Location }) => {
       {list.loading && page === undefined ? <Loading what="deliveries" /> : null}
       {page?.data.length === 0 ? <Empty>No deliveries match. Events are delivered to subscriptions as they happen.</Empty> : null}
       {page !== undefined && page.mode === "native" && page.data.length > 0 ? (
-        <div className="table-wrap">
+        <TableRegion label="Event deliveries">
           <table>
             <caption className="sr-only">Event deliveries</caption>
             <thead><tr><th>Id</th><th>Event</th><th>Subscription</th><th>Status</th><th>Attempts</th><th>Response</th><th>Created</th><th>Next retry</th></tr></thead>
@@ -45,10 +46,10 @@ export const DeliveriesPage = ({ location }: { location: Location }) => {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableRegion>
       ) : null}
       {page !== undefined && page.mode === "meta" && page.data.length > 0 ? (
-        <div className="table-wrap">
+        <TableRegion label="Raw-forward deliveries">
           <table>
             <caption className="sr-only">Raw-forward deliveries</caption>
             <thead><tr><th>Id</th><th>Channel</th><th>Status</th><th>Attempts</th><th>Response</th><th>Error</th><th>Created</th></tr></thead>
@@ -66,9 +67,9 @@ export const DeliveriesPage = ({ location }: { location: Location }) => {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableRegion>
       ) : null}
-      {page ? <Pager location={location} nextCursor={page.next_cursor} hasMore={page.has_more} /> : null}
+      {page ? <Pager location={location} nextCursor={page.next_cursor} hasMore={page.has_more} rows={page.data} /> : null}
     </>
   )
 }

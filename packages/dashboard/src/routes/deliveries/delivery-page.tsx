@@ -8,6 +8,7 @@ import { Time } from "../../components/time-ago"
 import { Link, navigate } from "../../router"
 import { useResource } from "../../use-resource"
 import { StatusBadge } from "./deliveries-page"
+import { CodeBlock } from "../../components/scrollable"
 
 /** One delivery: its attempts, the receiver's response and the envelope as delivered; redeliver. */
 export const DeliveryPage = ({ id }: { id: string }) => {
@@ -43,9 +44,9 @@ export const DeliveryPage = ({ id }: { id: string }) => {
             {d.last_error ? <><dt>Last error</dt><dd>{d.last_error}</dd></> : null}
           </dl>
           <h2>Response body</h2>
-          {d.response_body_snippet ? <pre className="code">{d.response_body_snippet}</pre> : <p className="muted">No response body recorded.</p>}
+          {d.response_body_snippet ? <CodeBlock label="Response body">{d.response_body_snippet}</CodeBlock> : <p className="muted">No response body recorded.</p>}
           <h2>Envelope</h2>
-          {d.envelope !== undefined ? <pre className="code" data-testid="envelope">{JSON.stringify(d.envelope, null, 2)}</pre> : <p className="muted">Not available.</p>}
+          {d.envelope !== undefined ? <CodeBlock label="Envelope" testId="envelope">{JSON.stringify(d.envelope, null, 2)}</CodeBlock> : <p className="muted">Not available.</p>}
           <div className="toolbar">
             <button type="button" className="primary" onClick={() => void redeliver()} disabled={d.status === "pending" || d.status === "delivering"}>Redeliver</button>
             <button type="button" onClick={delivery.reload}>Refresh</button>

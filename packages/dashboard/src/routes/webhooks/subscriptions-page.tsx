@@ -9,6 +9,7 @@ import { Time } from "../../components/time-ago"
 import { Link, type Location } from "../../router"
 import { useResource } from "../../use-resource"
 import { CreateSubscriptionForm } from "./create-subscription-form"
+import { TableRegion } from "../../components/scrollable"
 
 export const stateOf = (s: WebhookSubscription) =>
   !s.is_active ? <span className="badge off">inactive</span>
@@ -19,9 +20,10 @@ export const stateOf = (s: WebhookSubscription) =>
 export const SubscriptionsPage = ({ location }: { location: Location }) => {
   const after = location.query.get("after") ?? undefined
   const before = location.query.get("before") ?? undefined
+  const limit = location.query.get("limit") ?? undefined
   const subs = useResource(
-    () => get<Page<WebhookSubscription>>("/platform/v1/webhooks/subscriptions", { after, before }),
-    `${after}|${before}`
+    () => get<Page<WebhookSubscription>>("/platform/v1/webhooks/subscriptions", { after, before, limit }),
+    `${after}|${before}|${limit}`
   )
   const [created, setCreated] = useState<WebhookSubscriptionWithSecret>()
   return (
@@ -33,7 +35,7 @@ export const SubscriptionsPage = ({ location }: { location: Location }) => {
       {subs.loading && subs.data === undefined ? <Loading what="subscriptions" /> : null}
       {subs.data?.data.length === 0 ? <Empty>No subscriptions{after || before ? " on this page" : " yet. Create one below"}.</Empty> : null}
       {subs.data !== undefined && subs.data.data.length > 0 ? (
-        <div className="table-wrap">
+        <TableRegion label="Subscriptions">
           <table>
             <caption className="sr-only">Subscriptions</caption>
             <thead><tr><th>Id</th><th>Target URL</th><th>Events</th><th>Channel</th><th>State</th><th>Failures</th><th>Last delivery</th><th>Created</th><th><span className="sr-only">Deliveries</span></th></tr></thead>
@@ -53,9 +55,9 @@ export const SubscriptionsPage = ({ location }: { location: Location }) => {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableRegion>
       ) : null}
-      {subs.data ? <Pager location={location} nextCursor={subs.data.next_cursor} hasMore={subs.data.has_more} /> : null}
+      {subs.data ? <Pager location={location} nextCursor={subs.data.next_cursor} hasMore={subs.data.has_more} rows={subs.data.data} /> : null}
       <CreateSubscriptionForm onCreated={(s) => { setCreated(s); subs.reload() }} />
     </>
   )
