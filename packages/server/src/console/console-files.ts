@@ -2,12 +2,13 @@ import { createHash } from "node:crypto"
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs"
 import { extname, join, relative, sep } from "node:path"
 import { fileURLToPath } from "node:url"
-import { gzipSync } from "node:zlib"
+import { brotliCompressSync, constants, gzipSync } from "node:zlib"
 
-/** One built file of the console, held in memory with its gzip form when that is smaller. */
+/** One built file of the console, held in memory with its gzip and brotli forms when those are smaller. */
 export interface ConsoleFile {
   readonly body: Buffer
   readonly gzip: Buffer | undefined
+  readonly brotli: Buffer | undefined
   readonly contentType: string
   /** Hashed by the build (under `assets/`): its name changes with its content, so it may be cached for a year. */
   readonly immutable: boolean
@@ -39,6 +40,16 @@ const COMPRESSIBLE = new Set([".html", ".js", ".mjs", ".css", ".json", ".map", "
  */
 export const defaultConsoleDir = (): string => fileURLToPath(new URL("../../dashboard/dist", import.meta.url))
 
+/**
+ * Brotli at quality 9, not 11: the console's 270 KB script takes about 0.2 s at 9 and 1.7 s
+ * at 11 on a CI machine, paid at every start, for 7% fewer bytes; still smaller than gzip's 9.
+ */
+const BROTLI = (size: number) => ({
+  [constants.BROTLI_PARAM_QUALITY]: 9,
+  [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+  [constants.BROTLI_PARAM_SIZE_HINT]: size
+})
+
 const walk = (dir: string): Array<string> =>
   readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name)
@@ -58,10 +69,13 @@ export const loadConsoleFiles = (dir: string): ReadonlyMap<string, ConsoleFile> 
     const name = relative(dir, path).split(sep).join("/")
     const ext = extname(name).toLowerCase()
     const body = readFileSync(path)
-    const gzipped = COMPRESSIBLE.has(ext) && body.length > 512 ? gzipSync(body, { level: 9 }) : undefined
+    const compress = COMPRESSIBLE.has(ext) && body.length > 512
+    const gzipped = compress ? gzipSync(body, { level: 9 }) : undefined
+    const brotli = compress ? brotliCompressSync(body, { params: BROTLI(body.length) }) : undefined
     files.set(name, {
       body,
       gzip: gzipped !== undefined && gzipped.length < body.length ? gzipped : undefined,
+      brotli: brotli !== undefined && brotli.length < body.length ? brotli : undefined,
       contentType: TYPES[ext] ?? "application/octet-stream",
       immutable: name.startsWith("assets/"),
       etag: `"${createHash("sha256").update(body).digest("base64url").slice(0, 27)}"`

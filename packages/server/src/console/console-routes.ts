@@ -20,6 +20,13 @@ const HTML_HEADERS = {
 const notFound = (path: string) =>
   HttpServerResponse.unsafeJson({ detail: { code: "not_found", message: `No console file at ${path}` } }, { status: 404 })
 
+/** Whether an Accept-Encoding header takes `coding` (named, and not with `q=0`). */
+const accepts = (header: string, coding: string) =>
+  header.split(",").some((part) => {
+    const [name, ...params] = part.trim().toLowerCase().split(";").map((p) => p.trim())
+    return name === coding && !params.some((p) => /^q=0(\.0*)?$/.test(p))
+  })
+
 const serve = (request: HttpServerRequest.HttpServerRequest, file: ConsoleFile) => {
   const headers: Record<string, string> = {
     "cache-control": file.immutable ? "public, max-age=31536000, immutable" : "no-cache",
@@ -29,11 +36,12 @@ const serve = (request: HttpServerRequest.HttpServerRequest, file: ConsoleFile) 
     ...(file.contentType.startsWith("text/html") ? HTML_HEADERS : {})
   }
   if (request.headers["if-none-match"] === file.etag) return HttpServerResponse.empty({ status: 304, headers })
-  const gzip = file.gzip !== undefined && /\bgzip\b/.test(request.headers["accept-encoding"] ?? "")
-  const body = gzip ? file.gzip! : file.body
+  const accepted = request.headers["accept-encoding"] ?? ""
+  const encoding = file.brotli !== undefined && accepts(accepted, "br") ? "br" : file.gzip !== undefined && accepts(accepted, "gzip") ? "gzip" : undefined
+  const body = encoding === "br" ? file.brotli! : encoding === "gzip" ? file.gzip! : file.body
   return HttpServerResponse.uint8Array(body, {
     contentType: file.contentType,
-    headers: gzip ? { ...headers, "content-encoding": "gzip" } : headers
+    headers: encoding !== undefined ? { ...headers, "content-encoding": encoding } : headers
   })
 }
 

@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { gunzipSync } from "node:zlib"
+import { brotliDecompressSync, gunzipSync } from "node:zlib"
 import { baseUrl, TestServer } from "../support/server.js"
 
 /** A built console as Vite writes one: index.html and hashed assets. */
@@ -22,6 +22,20 @@ const get = (path: string, headers: Record<string, string> = {}) =>
     Effect.promise(async () => {
       const res = await fetch(`${base}${path}`, { headers, redirect: "manual" })
       return { status: res.status, headers: res.headers, body: Buffer.from(await res.arrayBuffer()) }
+    }))
+
+/** A GET through node:http, which shows the bytes on the wire (undici decompresses on its own). */
+const onTheWire = (path: string, acceptEncoding: string) =>
+  Effect.flatMap(baseUrl, (base) =>
+    Effect.promise(async () => {
+      const { request } = await import("node:http")
+      return new Promise<{ encoding: string | undefined; vary: string | undefined; cacheControl: string | undefined; bytes: Buffer }>((resolve, reject) => {
+        request(`${base}${path}`, { headers: { "accept-encoding": acceptEncoding } }, (res) => {
+          const chunks: Array<Buffer> = []
+          res.on("data", (c: Buffer) => chunks.push(c))
+          res.on("end", () => resolve({ encoding: res.headers["content-encoding"], vary: res.headers.vary, cacheControl: res.headers["cache-control"], bytes: Buffer.concat(chunks) }))
+        }).on("error", reject).end()
+      })
     }))
 
 layer(TestServer({ DASHBOARD_DIR: builtConsole() }), { timeout: 60_000 })("the console, built", (it) => {
@@ -60,22 +74,26 @@ layer(TestServer({ DASHBOARD_DIR: builtConsole() }), { timeout: 60_000 })("the c
       expect(css.headers.get("content-type")).toBe("text/css; charset=utf-8")
       const svg = yield* get("/dashboard/favicon.svg")
       expect([svg.status, svg.headers.get("content-type"), svg.headers.get("cache-control")]).toEqual([200, "image/svg+xml", "no-cache"])
-      const base = yield* baseUrl
-      const zipped = yield* Effect.promise(async () => {
-        // undici decompresses on its own; node:http shows the bytes on the wire.
-        const { request } = await import("node:http")
-        return new Promise<{ encoding: string | undefined; vary: string | undefined; bytes: Buffer }>((resolve, reject) => {
-          request(`${base}/dashboard/assets/index-AbC123.js`, { headers: { "accept-encoding": "gzip, br" } }, (res) => {
-            const chunks: Array<Buffer> = []
-            res.on("data", (c: Buffer) => chunks.push(c))
-            res.on("end", () => resolve({ encoding: res.headers["content-encoding"], vary: res.headers.vary, bytes: Buffer.concat(chunks) }))
-          }).on("error", reject).end()
-        })
-      })
+      const zipped = yield* onTheWire("/dashboard/assets/index-AbC123.js", "gzip, deflate")
       expect(zipped.encoding).toBe("gzip")
       expect(zipped.vary).toBe("accept-encoding")
       expect(zipped.bytes.length).toBeLessThan(plain.body.length)
       expect(gunzipSync(zipped.bytes).equals(plain.body)).toBe(true)
+    }))
+
+  it.effect("hashed assets in brotli when the browser takes it (smaller than gzip), gzip when it refuses br with q=0", () =>
+    Effect.gen(function*() {
+      const plain = yield* get("/dashboard/assets/index-AbC123.js", { "accept-encoding": "identity" })
+      const gzipped = yield* onTheWire("/dashboard/assets/index-AbC123.js", "gzip")
+      const brotli = yield* onTheWire("/dashboard/assets/index-AbC123.js", "gzip, deflate, br, zstd")
+      expect(brotli.encoding).toBe("br")
+      expect(brotli.vary).toBe("accept-encoding")
+      expect(brotli.cacheControl).toBe("public, max-age=31536000, immutable")
+      expect(brotli.bytes.length).toBeLessThan(gzipped.bytes.length)
+      expect(brotliDecompressSync(brotli.bytes).equals(plain.body)).toBe(true)
+      expect((yield* onTheWire("/dashboard/assets/index-AbC123.js", "br;q=0, gzip")).encoding).toBe("gzip")
+      // A file too small to gain from either is sent as it is.
+      expect((yield* onTheWire("/dashboard/assets/index-DeF456.css", "br, gzip")).encoding).toBeUndefined()
     }))
 
   it.effect("index.html revalidates: its ETag answers 304", () =>
