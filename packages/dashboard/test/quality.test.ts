@@ -1,4 +1,5 @@
 import { type RealServer, type Receiver, startRealServer, startReceiver } from "@platform/test-support/real-server"
+import { request } from "node:http"
 import type { Browser, BrowserContextOptions, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { axeViolations, describeViolations, expectNoSeriousViolations, FAILING_IMPACTS } from "./support/accessibility.js"
@@ -173,6 +174,25 @@ describe("the console's quality on every page", () => {
       await close(page)
     }
   }, 60_000)
+
+  it("the built console's script is sent with a year of immutable caching, in brotli or gzip as the browser takes", async () => {
+    const html = await (await fetch(`${server.baseUrl}/dashboard/webhooks?limit=2`)).text()
+    const script = /<script[^>]*type="module"[^>]*src="([^"]+)"/.exec(html)?.[1]
+    expect(script).toMatch(/^\/dashboard\/assets\/index-[\w-]+\.js$/)
+    // node:http shows the bytes on the wire (fetch would decompress them).
+    const wire = (acceptEncoding: string) => new Promise<{ encoding: string | undefined; cache: string | undefined; bytes: number }>((resolve, reject) => {
+      request(`${server.baseUrl}${script}`, { headers: { "accept-encoding": acceptEncoding } }, (res) => {
+        let bytes = 0
+        res.on("data", (c: Buffer) => (bytes += c.length))
+        res.on("end", () => resolve({ encoding: res.headers["content-encoding"], cache: res.headers["cache-control"], bytes }))
+      }).on("error", reject).end()
+    })
+    const [plain, gzip, br] = [await wire("identity"), await wire("gzip"), await wire("gzip, deflate, br, zstd")]
+    for (const sent of [plain, gzip, br]) expect(sent.cache).toBe("public, max-age=31536000, immutable")
+    expect([plain.encoding, gzip.encoding, br.encoding]).toEqual([undefined, "gzip", "br"])
+    expect(gzip.bytes).toBeLessThan(plain.bytes / 2)
+    expect(br.bytes).toBeLessThan(gzip.bytes)
+  }, 30_000)
 
   it("subscriptions page both ways with the API's cursors (two a page), and each page's URL loads the same rows", async () => {
     const all = (await server.dashboard("GET", "/platform/v1/webhooks/subscriptions?limit=200")).body.data.map((s: { id: number }) => s.id) as Array<number>
