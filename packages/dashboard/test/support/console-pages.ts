@@ -43,7 +43,6 @@ export const CONSOLE_PAGES: ReadonlyArray<ConsolePage> = [
 
 /** Loads a console page and waits for its content: its heading, its own `ready`, and no loading state left. */
 export const openConsolePage = async (page: Page, baseUrl: string, entry: ConsolePage, fixture: Fixture) => {
-  page.setDefaultTimeout(15_000)
   await page.goto(`${baseUrl}${entry.path(fixture)}`)
   await page.getByRole("heading", { level: 1, name: entry.heading }).first().waitFor()
   await entry.ready?.(page)
