@@ -2,6 +2,7 @@ import { type RealServer, type Receiver, startRealServer, startReceiver } from "
 import { request } from "node:http"
 import type { Browser, BrowserContextOptions, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { cursorOf } from "../src/api/cursor.js"
 import { axeViolations, describeViolations, expectNoSeriousViolations, FAILING_IMPACTS } from "./support/accessibility.js"
 import { CONSOLE_DIR, launchChromium, screenshot } from "./support/browser.js"
 import { prepareConsoleAccount } from "./support/console-fixture.js"
@@ -197,6 +198,9 @@ describe("the console's quality on every page", () => {
   it("subscriptions page both ways with the API's cursors (two a page), and each page's URL loads the same rows", async () => {
     const all = (await server.dashboard("GET", "/platform/v1/webhooks/subscriptions?limit=200")).body.data.map((s: { id: number }) => s.id) as Array<number>
     expect(all).toHaveLength(5)
+    // The console writes the cursor of a page's edge row as the server does (the envelope has only next_cursor).
+    const first = (await server.dashboard("GET", "/platform/v1/webhooks/subscriptions?limit=1")).body
+    expect(first.next_cursor).toBe(cursorOf(all[0]!))
     const page = await open(false)
     await page.goto(`${server.baseUrl}/dashboard/webhooks?limit=2`)
     await expect.poll(() => idsShown(page, "Subscription")).toEqual(all.slice(0, 2))

@@ -1,5 +1,5 @@
-import { createRequire } from "node:module"
 import { readFileSync } from "node:fs"
+import { createRequire } from "node:module"
 import type { AxeResults, ImpactValue, Result } from "axe-core"
 import type { Page } from "playwright-core"
 

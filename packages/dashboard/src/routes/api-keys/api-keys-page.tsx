@@ -5,11 +5,11 @@ import type { ApiKey, ApiKeyCreated } from "../../api/types"
 import { ConfirmButton } from "../../components/confirm-button"
 import { CopyButton } from "../../components/copy-button"
 import { ErrorBox } from "../../components/error-box"
+import { TableRegion } from "../../components/scrollable"
 import { Empty, Loading } from "../../components/states"
 import { Time } from "../../components/time-ago"
 import { useResource } from "../../use-resource"
 import { CreateKeyForm } from "./create-key-form"
-import { TableRegion } from "../../components/scrollable"
 
 const expired = (key: ApiKey) => key.expires_at !== null && new Date(key.expires_at).getTime() < Date.now()
 

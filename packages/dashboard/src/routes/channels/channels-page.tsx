@@ -4,6 +4,7 @@ import { del, get } from "../../api/client"
 import type { DashboardChannel } from "../../api/types"
 import { ConfirmButton } from "../../components/confirm-button"
 import { ErrorBox } from "../../components/error-box"
+import { TableRegion } from "../../components/scrollable"
 import { Empty, Loading } from "../../components/states"
 import { Time } from "../../components/time-ago"
 import { Link } from "../../router"
@@ -11,7 +12,6 @@ import { useSession } from "../../session"
 import { useResource } from "../../use-resource"
 import { ChannelHealthCell } from "./channel-health"
 import { ConnectForm } from "./connect-form"
-import { TableRegion } from "../../components/scrollable"
 
 export const nameOf = (c: DashboardChannel) =>
   c.name ?? (c.type === "chat" ? c.display_phone_number ?? c.phone_number_id : c.username ? `@${c.username}` : c.social_id) ?? `#${c.channel_id}`

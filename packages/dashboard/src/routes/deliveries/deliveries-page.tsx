@@ -2,12 +2,12 @@ import { get } from "../../api/client"
 import type { DeliveryList } from "../../api/types"
 import { ErrorBox } from "../../components/error-box"
 import { Pager } from "../../components/pager"
+import { TableRegion } from "../../components/scrollable"
 import { Empty, Loading } from "../../components/states"
 import { Time } from "../../components/time-ago"
 import { Link, type Location } from "../../router"
 import { useResource } from "../../use-resource"
 import { DeliveryFilters, FILTERS } from "./delivery-filters"
-import { TableRegion } from "../../components/scrollable"
 
 export const StatusBadge = ({ status }: { status: string }) =>
   <span className={`badge ${status === "delivered" ? "on" : status === "failed" ? "off" : "wait"}`}>{status}</span>

@@ -3,12 +3,12 @@ import type { ApiError } from "../../api/api-error"
 import { get, post } from "../../api/client"
 import type { EventDelivery } from "../../api/types"
 import { ErrorBox } from "../../components/error-box"
+import { CodeBlock } from "../../components/scrollable"
 import { Loading } from "../../components/states"
 import { Time } from "../../components/time-ago"
 import { Link, navigate } from "../../router"
 import { useResource } from "../../use-resource"
 import { StatusBadge } from "./deliveries-page"
-import { CodeBlock } from "../../components/scrollable"
 
 /** One delivery: its attempts, the receiver's response and the envelope as delivered; redeliver. */
 export const DeliveryPage = ({ id }: { id: string }) => {

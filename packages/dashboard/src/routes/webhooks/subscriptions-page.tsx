@@ -3,13 +3,13 @@ import { get } from "../../api/client"
 import type { Page, WebhookSubscription, WebhookSubscriptionWithSecret } from "../../api/types"
 import { ErrorBox } from "../../components/error-box"
 import { Pager } from "../../components/pager"
+import { TableRegion } from "../../components/scrollable"
 import { SecretOnce } from "../../components/secret-once"
 import { Empty, Loading } from "../../components/states"
 import { Time } from "../../components/time-ago"
 import { Link, type Location } from "../../router"
 import { useResource } from "../../use-resource"
 import { CreateSubscriptionForm } from "./create-subscription-form"
-import { TableRegion } from "../../components/scrollable"
 
 export const stateOf = (s: WebhookSubscription) =>
   !s.is_active ? <span className="badge off">inactive</span>
