@@ -1,14 +1,17 @@
 import { lazy, type ReactNode, Suspense } from "react"
 import { Loading } from "./components/states"
+import { AccountPage } from "./routes/account/account-page"
 import { ApiKeysPage } from "./routes/api-keys/api-keys-page"
 import { ChannelPage } from "./routes/channel/channel-page"
 import { ChannelsPage } from "./routes/channels/channels-page"
 import { DeliveriesPage } from "./routes/deliveries/deliveries-page"
 import { DeliveryPage } from "./routes/deliveries/delivery-page"
+import { EventsPage } from "./routes/events/events-page"
 import { OverviewPage } from "./routes/overview/overview-page"
 import { BroadcastPage } from "./routes/broadcast/broadcast-page"
 import { NewBroadcastPage } from "./routes/broadcast-new/new-broadcast-page"
 import { BroadcastsPage } from "./routes/broadcasts/broadcasts-page"
+import { SandboxPage } from "./routes/sandbox/sandbox-page"
 import { SubscriptionPage } from "./routes/subscription/subscription-page"
 import { SubscriptionsPage } from "./routes/webhooks/subscriptions-page"
 import { TemplatesPage } from "./routes/templates/templates-page"
@@ -34,7 +37,10 @@ const PAGES: ReadonlyArray<{ readonly path: RegExp; readonly title: string; read
   { path: /^\/templates\/(\d+)$/, title: "Template", render: (_, m) => later(<TemplatePage key={m[1]} id={m[1]!} />) },
   { path: /^\/broadcasts$/, title: "Broadcasts", render: (l) => <BroadcastsPage location={l} /> },
   { path: /^\/broadcasts\/new$/, title: "New broadcast", render: () => <NewBroadcastPage /> },
-  { path: /^\/broadcasts\/(\d+)$/, title: "Broadcast", render: (l, m) => <BroadcastPage id={m[1]!} location={l} /> }
+  { path: /^\/broadcasts\/(\d+)$/, title: "Broadcast", render: (l, m) => <BroadcastPage id={m[1]!} location={l} /> },
+  { path: /^\/account$/, title: "Account", render: () => <AccountPage /> },
+  { path: /^\/events$/, title: "Live events", render: (l) => <EventsPage location={l} /> },
+  { path: /^\/sandbox$/, title: "Sandbox", render: () => <SandboxPage /> }
 ]
 
 export const pageFor = (location: Location): { title: string; node: ReactNode } => {

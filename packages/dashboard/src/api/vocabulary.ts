@@ -32,3 +32,24 @@ exact<typeof BROADCAST_STATUSES[number], BroadcastStatus>(true)
 /** A broadcast recipient's states, in the order a send goes through them. */
 export const RECIPIENT_STATUSES = ["pending", "sent", "delivered", "read", "responded", "failed"] as const
 exact<typeof RECIPIENT_STATUSES[number], RecipientStatus>(true)
+/** The plans of SPEC §7, cheapest first, and their limits (the shared PLAN_LIMITS; a test compares the two). */
+export const PLANS = ["free", "lite", "pro", "business"] as const
+exact<typeof PLANS[number], import("@platform/shared").Plan>(true)
+
+export const PLAN_LIMITS: { readonly [P in typeof PLANS[number]]: import("@platform/shared").PlanLimits } = {
+  free: { inbound_messages_per_month: 1_000, template_messages_per_month: 250, channels: 1, broadcasts_enabled: false, broadcasts_per_month: 0, broadcast_recipients_limit: 0 },
+  lite: { inbound_messages_per_month: 10_000, template_messages_per_month: 2_500, channels: 3, broadcasts_enabled: true, broadcasts_per_month: 20, broadcast_recipients_limit: 1_000 },
+  pro: { inbound_messages_per_month: 100_000, template_messages_per_month: 25_000, channels: 10, broadcasts_enabled: true, broadcasts_per_month: 100, broadcast_recipients_limit: 10_000 },
+  business: { inbound_messages_per_month: 1_000_000, template_messages_per_month: 250_000, channels: 50, broadcasts_enabled: true, broadcasts_per_month: 1_000, broadcast_recipients_limit: 100_000 }
+}
+
+/** A team member's roles (owner, admin, developer). */
+export const ROLES = ["owner", "admin", "developer"] as const
+exact<typeof ROLES[number], import("@platform/shared").Role>(true)
+
+/** The event types the live stream carries: all but conversation.inactive, which only subscriptions get. */
+export const STREAM_EVENT_TYPES = EVENT_TYPES.filter((t) => t !== "conversation.inactive")
+
+/** The stream's first message when its Last-Event-ID was not found (the shared LAST_EVENT_ID_NOT_FOUND). */
+export const LAST_EVENT_ID_NOT_FOUND = "last_event_id_not_found"
+exact<typeof LAST_EVENT_ID_NOT_FOUND, typeof import("@platform/shared").LAST_EVENT_ID_NOT_FOUND>(true)

@@ -11,7 +11,10 @@ export const SECTIONS: ReadonlyArray<{ readonly to: string; readonly label: stri
   { to: "/webhooks", label: "Webhooks" },
   { to: "/webhooks/deliveries", label: "Deliveries" },
   { to: "/templates", label: "Templates" },
-  { to: "/broadcasts", label: "Broadcasts" }
+  { to: "/broadcasts", label: "Broadcasts" },
+  { to: "/events", label: "Live events" },
+  { to: "/sandbox", label: "Sandbox" },
+  { to: "/account", label: "Account" }
 ]
 
 const current = (location: Location, to: string) =>

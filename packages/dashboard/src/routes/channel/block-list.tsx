@@ -1,17 +1,37 @@
-import { type FormEvent, useState } from "react"
+import { type FormEvent, useEffect, useState } from "react"
 import { request } from "../../api/client"
 import type { BlockUsersResult } from "../../api/types"
 import { ErrorBox } from "../../components/error-box"
 import { Field } from "../../components/field"
 import { useSubmit } from "../../use-submit"
 
+/** Where this browser session keeps a channel's numbers it blocked (the tab's sessionStorage). */
+const storageKey = (channelId: number) => `platform.blocked.${channelId}`
+
+const remembered = (channelId: number): ReadonlyArray<string> => {
+  try {
+    const list: unknown = JSON.parse(sessionStorage.getItem(storageKey(channelId)) ?? "[]")
+    return Array.isArray(list) ? list.filter((u): u is string => typeof u === "string") : []
+  } catch {
+    return []
+  }
+}
+
 /**
  * Block and unblock numbers. The API answers per user but has no route that lists the
- * upstream's block list, so the list here is what was blocked from this page.
+ * upstream's block list (SPEC §4.8: block and unblock only), so the list here is what was
+ * blocked from this browser session (kept in the tab's sessionStorage across reloads and pages).
  */
 export const BlockList = ({ channelId }: { channelId: number }) => {
   const { busy, error, run } = useSubmit()
-  const [blocked, setBlocked] = useState<ReadonlyArray<string>>([])
+  const [blocked, setBlocked] = useState<ReadonlyArray<string>>(() => remembered(channelId))
+  useEffect(() => {
+    try {
+      sessionStorage.setItem(storageKey(channelId), JSON.stringify(blocked))
+    } catch {
+      // Storage refused (private mode, quota): the list lives for this page only.
+    }
+  }, [channelId, blocked])
   const [result, setResult] = useState<{ verb: string; answer: BlockUsersResult }>()
   const call = (method: "POST" | "DELETE", users: ReadonlyArray<string>) => run(async () => {
     const answer = await request<BlockUsersResult>(method, `/platform/v1/channels/${channelId}/block-users`, { users })
@@ -29,6 +49,7 @@ export const BlockList = ({ channelId }: { channelId: number }) => {
   return (
     <section className="card" aria-labelledby="blocks">
       <h2 id="blocks">Blocked users</h2>
+      <p className="muted">The API keeps no readable block list, so the numbers listed are those blocked from this page in this browser tab (kept across reloads).</p>
       <form onSubmit={(e) => void submit(e)}>
         <Field label="Numbers to block (comma or space separated)" name="users" required placeholder="15550001234" error={error} />
         <ErrorBox error={error} />

@@ -6,7 +6,7 @@ import { Link } from "../../router"
 import { useSession } from "../../session"
 import { useResource } from "../../use-resource"
 
-const Meter = ({ label, used, limit }: { label: string; used: number; limit: number }) => (
+export const Meter = ({ label, used, limit }: { label: string; used: number; limit: number }) => (
   <div className="meter">
     <div className="meter-label"><span>{label}</span><span>{used.toLocaleString()} of {limit.toLocaleString()}</span></div>
     <meter min={0} max={Math.max(limit, 1)} value={Math.min(used, limit)} high={limit * 0.8} optimum={0} aria-label={`${label}: ${used} of ${limit}`} />
