@@ -53,7 +53,7 @@ export const LiveEventList = ({ events, label }: { events: ReadonlyArray<LiveEve
         </div>
         <p className="event-summary">{summaryOf(e.envelope)}</p>
         <details>
-          <summary>Envelope <code>{e.id}</code></summary>
+          <summary>Envelope <code className="wrap">{e.id}</code></summary>
           <pre className="code">{JSON.stringify(e.envelope, null, 2)}</pre>
         </details>
       </li>

@@ -49,7 +49,7 @@ const InjectForm = ({ channels }: { channels: ReadonlyArray<DashboardChannel> })
       <p><button type="submit" className="primary" disabled={busy}>Send inbound message</button></p>
       {accepted !== undefined ? (
         <p role="status" data-testid="inject-result">
-          Accepted as <code>{accepted.message_id}</code>.
+          Accepted as <code className="wrap">{accepted.message_id}</code>.
           {accepted.inbound_enabled ? " Watch it arrive below." : " The channel's inbound is switched off, so the platform dropped it (no event)."}
         </p>
       ) : null}
