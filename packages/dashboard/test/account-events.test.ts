@@ -1,7 +1,7 @@
 import { PLAN_LIMITS as SHARED_PLAN_LIMITS, PlanNames } from "@platform/shared"
 import { type RealServer, startRealServer } from "@platform/test-support/real-server"
 import type { Browser, BrowserContext, Page } from "playwright-core"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest"
 import { PLAN_LIMITS, PLANS } from "../src/api/vocabulary.js"
 import { CONSOLE_DIR, launchChromium, screenshot } from "./support/browser.js"
 
@@ -21,6 +21,9 @@ afterAll(async () => {
 const email = `account-${Date.now()}@example.com`
 const memberEmail = `member-${Date.now()}@example.com`
 const password = "account-password-1"
+
+/** How long a poll waits for the server's answer to show (the default second is short on a busy machine). */
+const SLOW = { timeout: 10_000 }
 
 const heading = (page: Page, name: string | RegExp) => page.getByRole("heading", { level: 1, name })
 const navLink = (page: Page, name: string) => page.getByRole("navigation", { name: "Console" }).getByRole("link", { name, exact: true })
@@ -65,9 +68,9 @@ describe("the account, block list, live events and sandbox pages in a real brows
 
     // Up: no confirmation needed; the plan, its limits and the header's badge follow.
     await page.getByRole("button", { name: "Upgrade to lite" }).click()
-    await expect.poll(() => page.getByTestId("current-plan").textContent()).toBe("lite")
+    await expect.poll(() => page.getByTestId("current-plan").textContent(), SLOW).toBe("lite")
     await page.getByRole("status").getByText("The account is now on the lite plan.").waitFor()
-    await expect.poll(() => page.locator(".top .badge").textContent()).toBe("lite")
+    await expect.poll(() => page.locator(".top .badge").textContent(), SLOW).toBe("lite")
     expect((await fetchJson(page, "/platform/dashboard/billing")).limits.channels).toBe(3)
 
     // Two channels: the free plan allows one, so the downgrade is refused with the API's 409 message, after the confirmation.
@@ -79,7 +82,7 @@ describe("the account, block list, live events and sandbox pages in a real brows
     const dialog = page.getByRole("dialog")
     expect(await dialog.textContent()).toContain("1 channel(s)")
     await dialog.getByRole("button", { name: "Downgrade" }).click()
-    await expect.poll(() => page.getByRole("alert").textContent()).toMatch(/Error 409.*the free plan allows 1 channel\(s\); disconnect channels first/)
+    await expect.poll(() => page.getByRole("alert").textContent(), SLOW).toMatch(/Error 409.*the free plan allows 1 channel\(s\); disconnect channels first/)
     expect(await page.getByTestId("current-plan").textContent()).toBe("lite")
     expect((await fetchJson(page, "/platform/dashboard/billing")).plan).toBe("lite")
     await screenshot(page, "account-409")
@@ -91,7 +94,7 @@ describe("the account, block list, live events and sandbox pages in a real brows
     expect(await page.evaluate(async (id) => (await fetch(`/platform/dashboard/channels/${id}`, { method: "DELETE" })).status, first)).toBe(204)
     await page.getByRole("button", { name: "Downgrade to free" }).click()
     await dialog.getByRole("button", { name: "Downgrade" }).click()
-    await expect.poll(() => page.getByTestId("current-plan").textContent()).toBe("free")
+    await expect.poll(() => page.getByTestId("current-plan").textContent(), SLOW).toBe("free")
     expect(await page.getByRole("alert").count()).toBe(0)
     expect((await fetchJson(page, "/platform/dashboard/billing")).plan).toBe("free")
 
@@ -104,7 +107,7 @@ describe("the account, block list, live events and sandbox pages in a real brows
     await page.getByLabel("First password (new user only)").fill("member-password-1")
     await page.getByRole("button", { name: "Add member" }).click()
     await page.getByRole("status").getByText(`Added ${memberEmail} as developer.`).waitFor()
-    await expect.poll(() => team.getByRole("row", { name: new RegExp(memberEmail) }).textContent()).toContain("developer")
+    await expect.poll(() => team.getByRole("row", { name: new RegExp(memberEmail) }).textContent(), SLOW).toContain("developer")
     await page.getByLabel("Member email").fill(memberEmail)
     await page.getByRole("button", { name: "Add member" }).click()
     await page.getByRole("alert").filter({ hasText: /Error 409.*this user is already a member/ }).waitFor()
@@ -127,7 +130,7 @@ describe("the account, block list, live events and sandbox pages in a real brows
     expect(await team.getByRole("row", { name: new RegExp(memberEmail) }).count()).toBe(1)
     await page.getByRole("button", { name: `Remove ${memberEmail}` }).click()
     await dialog.getByRole("button", { name: "Remove" }).click()
-    await expect.poll(() => team.getByRole("row", { name: new RegExp(memberEmail) }).count()).toBe(0)
+    await expect.poll(() => team.getByRole("row", { name: new RegExp(memberEmail) }).count(), SLOW).toBe(0)
     const members = (await fetchJson(page, "/platform/dashboard/team")) as Array<{ email: string }>
     expect(members.map((m) => m.email)).toEqual([email])
     await page.close()
@@ -144,14 +147,14 @@ describe("the account, block list, live events and sandbox pages in a real brows
     await heading(page, `Channel ${channelId}`).waitFor()
     await page.getByLabel(/^Numbers to block/).fill("15550007777, 15550008888")
     await page.getByRole("button", { name: "Block", exact: true }).click()
-    await expect.poll(() => page.getByTestId("block-result").textContent()).toContain("Blocked: 15550007777, 15550008888")
+    await expect.poll(() => page.getByTestId("block-result").textContent(), SLOW).toContain("Blocked: 15550007777, 15550008888")
     const list = page.getByRole("list", { name: "Blocked from this page" })
     await list.getByText("15550007777").waitFor()
     await page.reload()
     await list.getByText("15550008888").waitFor()
     expect(await list.getByRole("listitem").count()).toBe(2)
     await page.getByRole("button", { name: "Unblock 15550008888" }).click()
-    await expect.poll(() => page.getByTestId("block-result").textContent()).toContain("Unblocked: 15550008888")
+    await expect.poll(() => page.getByTestId("block-result").textContent(), SLOW).toContain("Unblocked: 15550008888")
     expect(await list.getByRole("listitem").count()).toBe(1)
     await screenshot(page, "channel-block-list")
     await page.close()
@@ -164,21 +167,21 @@ describe("the account, block list, live events and sandbox pages in a real brows
     await events.getByLabel("message.received").check()
     await events.getByRole("button", { name: "Apply filter" }).click()
     await expect.poll(() => new URL(events.url()).search).toBe(`?event_types=${encodeURIComponent("message.received")}`)
-    await expect.poll(() => events.getByTestId("stream-state").textContent()).toBe("Stream: Connected")
+    await expect.poll(() => events.getByTestId("stream-state").textContent(), SLOW).toBe("Stream: Connected")
     await events.getByText("Waiting for message.received…").waitFor()
 
     const sandbox = await context.newPage()
     await sandbox.goto(`${server.baseUrl}/dashboard/sandbox`)
     await heading(sandbox, "Sandbox").waitFor()
-    await expect.poll(() => sandbox.getByTestId("stream-state").textContent()).toBe("Stream: Connected")
+    await expect.poll(() => sandbox.getByTestId("stream-state").textContent(), SLOW).toBe("Stream: Connected")
     // The API's validation message for a bad field shows beside it.
     await sandbox.getByLabel("From (the user's number or id)").fill(" ")
     await sandbox.getByLabel("Text").fill("first message from the sandbox page")
     await sandbox.getByRole("button", { name: "Send inbound message" }).click()
-    await expect.poll(() => sandbox.getByRole("alert").textContent()).toMatch(/Error 422 in from/)
+    await expect.poll(() => sandbox.getByRole("alert").textContent(), SLOW).toMatch(/Error 422 in from/)
     await sandbox.getByLabel("From (the user's number or id)").fill("15550004321")
     await sandbox.getByRole("button", { name: "Send inbound message" }).click()
-    await expect.poll(() => sandbox.getByTestId("inject-result").textContent()).toMatch(/Accepted as wamid\..*Watch it arrive below/)
+    await expect.poll(() => sandbox.getByTestId("inject-result").textContent(), SLOW).toMatch(/Accepted as wamid\..*Watch it arrive below/)
     // It arrives on the sandbox page (every type: the conversation it opened too) ...
     const arriving = sandbox.getByRole("log", { name: "Arriving events" })
     await arriving.getByRole("listitem").filter({ hasText: "message.received" }).locator(".event-summary", { hasText: "first message from the sandbox page" }).waitFor()
@@ -195,7 +198,7 @@ describe("the account, block list, live events and sandbox pages in a real brows
     expect(envelope).toMatchObject({ event: "message.received", data: { text: "first message from the sandbox page", peer_id: "15550004321" } })
     expect(await received.getByRole("link", { name: /^Channel \d+$/ }).textContent()).toBe(`Channel ${envelope.platform_channel_id}`)
     expect(await received.locator("time").getAttribute("title")).toBe(new Date(envelope.occurred_at).toISOString())
-    await expect.poll(() => log.getByRole("listitem").count()).toBe(1)
+    await expect.poll(() => log.getByRole("listitem").count(), SLOW).toBe(1)
     await screenshot(events, "events")
 
     // Paused: the next event is held (counted on the button), and shown on resume.
@@ -222,7 +225,7 @@ describe("the account, block list, live events and sandbox pages in a real brows
     const page = await context.newPage()
     await page.setViewportSize({ width: 390, height: 844 })
     await page.goto(`${server.baseUrl}/dashboard/sandbox`)
-    await expect.poll(() => page.getByTestId("stream-state").textContent()).toBe("Stream: Connected")
+    await expect.poll(() => page.getByTestId("stream-state").textContent(), SLOW).toBe("Stream: Connected")
     await page.getByLabel("Text").fill(`a long line ${"without-breaks-".repeat(12)}`)
     await page.getByRole("button", { name: "Send inbound message" }).click()
     const item = page.getByRole("log", { name: "Arriving events" }).getByRole("listitem").filter({ hasText: "message.received" })
@@ -236,10 +239,38 @@ describe("the account, block list, live events and sandbox pages in a real brows
     await page.close()
   }, 60_000)
 
+  it("with the account's streams all taken the events page shows the API's 429 and reconnects on request once one is free", async () => {
+    // Ten open streams (the per-account limit) with the session's cookie, held here (a browser allows six connections to a host).
+    const cookie = (await context.cookies(server.baseUrl)).map((c) => `${c.name}=${c.value}`).join("; ")
+    const held = await Promise.all(Array.from({ length: 10 }, async () => {
+      const controller = new AbortController()
+      const response = await fetch(`${server.baseUrl}/platform/v1/events/stream`, { headers: { cookie }, signal: controller.signal })
+      return { controller, status: response.status }
+    }))
+    onTestFinished(() => held.forEach((h) => h.controller.abort()))
+    expect(held.map((h) => h.status)).toEqual(Array(10).fill(200))
+    // One more is the API's 429.
+    const eleventh = await fetch(`${server.baseUrl}/platform/v1/events/stream`, { headers: { cookie } })
+    expect(eleventh.status).toBe(429)
+    const events = await context.newPage()
+    await events.goto(`${server.baseUrl}/dashboard/events`)
+    await expect.poll(() => events.getByTestId("stream-state").textContent(), SLOW).toBe("Stream: Disconnected")
+    await events.getByRole("alert").filter({ hasText: /Error 429.*rate limit exceeded/ }).waitFor()
+    await screenshot(events, "events-429")
+    // One stream closes; Reconnect opens the page's.
+    held.pop()!.controller.abort()
+    await expect.poll(async () => {
+      if (await events.getByRole("button", { name: "Reconnect" }).isVisible()) await events.getByRole("button", { name: "Reconnect" }).click()
+      return events.getByTestId("stream-state").textContent()
+    }, { timeout: 15_000 }).toBe("Stream: Connected")
+    expect(await events.getByRole("alert").count()).toBe(0)
+    await events.close()
+  }, 60_000)
+
   it("logging out in one tab ends the live stream in another, and the pages lead to the login", async () => {
     const events = await context.newPage()
     await events.goto(`${server.baseUrl}/dashboard/events`)
-    await expect.poll(() => events.getByTestId("stream-state").textContent()).toBe("Stream: Connected")
+    await expect.poll(() => events.getByTestId("stream-state").textContent(), SLOW).toBe("Stream: Connected")
     const other = await context.newPage()
     await other.goto(`${server.baseUrl}/dashboard/account`)
     await heading(other, "Account").waitFor()
