@@ -18,8 +18,10 @@ export const PlanSection = () => {
   const billing = useResource(() => get<Billing>("/platform/dashboard/billing"), "billing")
   const [error, setError] = useState<ApiError>()
   const [changed, setChanged] = useState<Plan>()
+  const [busy, setBusy] = useState(false)
   const current = billing.data?.plan ?? me.plan
   const change = (plan: Plan) => async () => {
+    setBusy(true)
     try {
       await post<Billing>("/platform/dashboard/billing/plan", { plan })
       setError(undefined)
@@ -27,6 +29,8 @@ export const PlanSection = () => {
     } catch (e) {
       setError(e as ApiError)
       setChanged(undefined)
+    } finally {
+      setBusy(false)
     }
     billing.reload()
     refresh()
@@ -75,7 +79,7 @@ export const PlanSection = () => {
                         against them. An account with more connected channels than the plan allows has to disconnect some first.
                       </ConfirmButton>
                     ) : (
-                      <button type="button" className="primary" onClick={() => void change(plan)()}>Upgrade to {plan}</button>
+                      <button type="button" className="primary" disabled={busy} onClick={() => void change(plan)()}>Upgrade to {plan}</button>
                     )}
                   </td>
                 </tr>
