@@ -28,7 +28,7 @@ export const EventsPage = ({ location }: { location: Location }) => {
         resumes after the last event received.
       </p>
       <form className="filters" aria-label="Event type filter" onSubmit={apply} key={types.join(",")}>
-        <fieldset>
+        <fieldset className="event-types">
           <legend>Event types (none ticked: all)</legend>
           <div className="checks">
             {STREAM_EVENT_TYPES.map((t) => (
@@ -49,7 +49,7 @@ export const EventsPage = ({ location }: { location: Location }) => {
       <ErrorBox error={stream.error} />
       {stream.notice !== undefined ? <div className="card notice" role="status">{stream.notice}</div> : null}
       {stream.events.length === 0
-        ? <Empty>{paused ? "Paused: new events are held until you resume." : `Waiting for ${types.length > 0 ? types.join(", ") : "events"}…`}</Empty>
+        ? <Empty>{stream.state === "closed" ? "Not connected: no events arrive until the stream reconnects." : paused ? "Paused: new events are held until you resume." : `Waiting for ${types.length > 0 ? types.join(", ") : "events"}…`}</Empty>
         : <LiveEventList events={stream.events} label="Live events" />}
     </>
   )
