@@ -13,6 +13,9 @@ import { BroadcastsLive } from "./broadcasts/broadcasts-http.js"
 import { ChannelsLive } from "./channels/channels-http.js"
 import { ConsoleRoutes } from "./console/console-routes.js"
 import { ContactsLive } from "./contacts/contacts-http.js"
+import { DashboardContactsLive } from "./contacts/dashboard-contacts-http.js"
+import { DashboardConversationsLive } from "./conversations/dashboard-conversations-http.js"
+import { DashboardMessagesLive } from "./messages/dashboard-messages-http.js"
 import { ConversationsLive } from "./conversations/conversations-http.js"
 import { DashboardAccountLive } from "./accounts/account-http.js"
 import { DashboardApiKeysLive } from "./accounts/api-keys-http.js"
@@ -57,7 +60,10 @@ export const ApiLive = HttpApiBuilder.api(PlatformApi).pipe(
     DashboardAccountLive,
     DashboardApiKeysLive,
     DashboardTeamLive,
-    DashboardChannelsLive
+    DashboardChannelsLive,
+    DashboardMessagesLive,
+    DashboardConversationsLive,
+    DashboardContactsLive
   ]),
   Layer.provide([ApiKeyAuthLive, DashboardAuthLive, SameOriginLive, InputGuardLive])
 )

@@ -7,6 +7,7 @@ import { ConversationsGroup } from "./conversations.js"
 import { DashboardAccountGroup } from "./dashboard-account.js"
 import { DashboardApiKeysGroup } from "./dashboard-api-keys.js"
 import { DashboardChannelsGroup } from "./dashboard-channels.js"
+import { DashboardContactsGroup, DashboardConversationsGroup, DashboardMessagesGroup } from "./dashboard-data.js"
 import { DashboardSessionGroup } from "./dashboard-session.js"
 import { DashboardTeamGroup } from "./dashboard-team.js"
 import { EventsGroup } from "./events-stream.js"
@@ -38,6 +39,9 @@ const contract = HttpApi.make("platform")
   .add(DashboardApiKeysGroup)
   .add(DashboardTeamGroup)
   .add(DashboardChannelsGroup)
+  .add(DashboardMessagesGroup)
+  .add(DashboardConversationsGroup)
+  .add(DashboardContactsGroup)
   // Any route that reaches the database may find it unreachable (DESIGN §9).
   .addError(wire(DatabaseUnavailable))
 
