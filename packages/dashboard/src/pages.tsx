@@ -4,9 +4,13 @@ import { AccountPage } from "./routes/account/account-page"
 import { ApiKeysPage } from "./routes/api-keys/api-keys-page"
 import { ChannelPage } from "./routes/channel/channel-page"
 import { ChannelsPage } from "./routes/channels/channels-page"
+import { ContactsPage } from "./routes/contacts/contacts-page"
+import { ConversationPage } from "./routes/conversation/conversation-page"
+import { ConversationsPage } from "./routes/conversations/conversations-page"
 import { DeliveriesPage } from "./routes/deliveries/deliveries-page"
 import { DeliveryPage } from "./routes/deliveries/delivery-page"
 import { EventsPage } from "./routes/events/events-page"
+import { MessagesPage } from "./routes/messages/messages-page"
 import { OverviewPage } from "./routes/overview/overview-page"
 import { BroadcastPage } from "./routes/broadcast/broadcast-page"
 import { NewBroadcastPage } from "./routes/broadcast-new/new-broadcast-page"
@@ -40,7 +44,11 @@ const PAGES: ReadonlyArray<{ readonly path: RegExp; readonly title: string; read
   { path: /^\/broadcasts\/(\d+)$/, title: "Broadcast", render: (l, m) => <BroadcastPage id={m[1]!} location={l} /> },
   { path: /^\/account$/, title: "Account", render: () => <AccountPage /> },
   { path: /^\/events$/, title: "Live events", render: (l) => <EventsPage location={l} /> },
-  { path: /^\/sandbox$/, title: "Sandbox", render: () => <SandboxPage /> }
+  { path: /^\/sandbox$/, title: "Sandbox", render: () => <SandboxPage /> },
+  { path: /^\/messages$/, title: "Messages", render: (l) => <MessagesPage location={l} /> },
+  { path: /^\/conversations$/, title: "Conversations", render: (l) => <ConversationsPage location={l} /> },
+  { path: /^\/conversations\/(\d+)$/, title: "Conversation", render: (l, m) => <ConversationPage id={m[1]!} location={l} /> },
+  { path: /^\/contacts$/, title: "Contacts", render: (l) => <ContactsPage location={l} /> }
 ]
 
 export const pageFor = (location: Location): { title: string; node: ReactNode } => {

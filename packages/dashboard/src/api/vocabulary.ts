@@ -53,3 +53,15 @@ export const STREAM_EVENT_TYPES = EVENT_TYPES.filter((t) => t !== "conversation.
 /** The stream's first message when its Last-Event-ID was not found (the shared LAST_EVENT_ID_NOT_FOUND). */
 export const LAST_EVENT_ID_NOT_FOUND = "last_event_id_not_found"
 exact<typeof LAST_EVENT_ID_NOT_FOUND, typeof import("@platform/shared").LAST_EVENT_ID_NOT_FOUND>(true)
+/** The message types of SPEC §4.1, for the messages filter. */
+export const MESSAGE_TYPES = [
+  "text", "template", "image", "video", "audio", "document", "sticker", "interactive", "location", "contacts", "reaction",
+  "typing", "catalog"
+] as const
+exact<typeof MESSAGE_TYPES[number], typeof import("@platform/shared").MessageTypes[number]>(true)
+
+/** An outbound message's status (SPEC §3.7); inbound messages have none. */
+export const MESSAGE_STATUSES = ["sent", "delivered", "read", "failed"] as const
+
+export const CONVERSATION_STATUSES = ["active", "ended"] as const
+exact<typeof CONVERSATION_STATUSES[number], import("@platform/shared").ConversationStatus>(true)
