@@ -25,6 +25,9 @@ export interface Fixture {
   readonly channelId: number
   readonly subscriptionId: number
   readonly deliveryId: number
+  readonly conversationId: number
+  readonly templateId: number
+  readonly broadcastId: number
 }
 
 export const CONSOLE_PAGES: ReadonlyArray<ConsolePage> = [
@@ -38,6 +41,19 @@ export const CONSOLE_PAGES: ReadonlyArray<ConsolePage> = [
   { name: "subscription", path: (f) => `/dashboard/webhooks/${f.subscriptionId}`, heading: /^Subscription \d+/, ready: (p) => p.locator("dl.facts").waitFor() },
   { name: "deliveries", path: () => "/dashboard/webhooks/deliveries", heading: "Deliveries", ready: (p) => p.getByRole("table").first().waitFor() },
   { name: "delivery", path: (f) => `/dashboard/webhooks/deliveries/${f.deliveryId}`, heading: /^Delivery \d+/, ready: (p) => p.getByTestId("envelope").waitFor() },
+  { name: "messages", path: () => "/dashboard/messages", heading: "Messages", ready: (p) => p.getByRole("table").first().waitFor() },
+  { name: "conversations", path: () => "/dashboard/conversations", heading: "Conversations", ready: (p) => p.getByRole("table").first().waitFor() },
+  { name: "conversation", path: (f) => `/dashboard/conversations/${f.conversationId}`, heading: /^Conversation \d+/ },
+  { name: "contacts", path: () => "/dashboard/contacts", heading: "Contacts", ready: (p) => p.getByRole("table").first().waitFor() },
+  { name: "templates", path: () => "/dashboard/templates", heading: "Templates", ready: (p) => p.getByRole("table").first().waitFor() },
+  { name: "template-new", path: () => "/dashboard/templates/new", heading: "New template" },
+  { name: "template", path: (f) => `/dashboard/templates/${f.templateId}`, heading: /^console_fixture_/, ready: (p) => p.getByTestId("template-status").waitFor() },
+  { name: "broadcasts", path: () => "/dashboard/broadcasts", heading: "Broadcasts", ready: (p) => p.getByRole("table").first().waitFor() },
+  { name: "broadcast-new", path: () => "/dashboard/broadcasts/new", heading: "New broadcast" },
+  { name: "broadcast", path: (f) => `/dashboard/broadcasts/${f.broadcastId}`, heading: "Console fixture" },
+  { name: "events", path: () => "/dashboard/events", heading: "Live events" },
+  { name: "sandbox", path: () => "/dashboard/sandbox", heading: "Sandbox" },
+  { name: "account", path: () => "/dashboard/account", heading: "Account" },
   { name: "not-found", path: () => "/dashboard/no-such-page", heading: "Page not found" }
 ]
 

@@ -48,7 +48,7 @@ export const BroadcastsPage = ({ location }: { location: Location }) => {
           </table>
         </div>
       ) : null}
-      {page ? <Pager location={location} nextCursor={page.next_cursor} hasMore={page.has_more} /> : null}
+      {page ? <Pager location={location} nextCursor={page.next_cursor} hasMore={page.has_more} rows={page.data} /> : null}
     </>
   )
 }

@@ -62,7 +62,7 @@ export const ContactsPage = ({ location }: { location: Location }) => {
           </table>
         </div>
       ) : null}
-      {page ? <Pager location={location} nextCursor={page.next_cursor} hasMore={page.has_more} /> : null}
+      {page ? <Pager location={location} nextCursor={page.next_cursor} hasMore={page.has_more} rows={page.data} /> : null}
     </>
   )
 }
