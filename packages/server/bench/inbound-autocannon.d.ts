@@ -1,4 +1,4 @@
-/** The part of autocannon's API `bench/inbound-load.ts` uses (the package ships no types). */
+/** The part of autocannon's API `bench/inbound-load.ts` and `bench/send-load.ts` use (the package ships no types). */
 declare module "autocannon" {
   interface Request {
     readonly method?: string
@@ -13,6 +13,8 @@ declare module "autocannon" {
     readonly duration?: number
     readonly overallRate?: number
     readonly requests?: ReadonlyArray<Request>
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each caller types the client events it listens to
+    readonly setupClient?: (client: any) => void
   }
   interface Result {
     readonly duration: number

@@ -1,125 +1,217 @@
 /**
- * `npm run bench:send`: sustained `POST /platform/v1/messages` (type text) through
- * the sandbox upstream on real Postgres. The server runs in its own process
- * (src/main.ts, ROLE=all, sandbox mounted, status callbacks on); this process
- * drives it with autocannon over loopback and reads the server's
- * `Server-Timing: upstream;dur=` header, so the upstream call time is reported
- * apart from the end-to-end latency.
+ * `npm run bench:send`: what the platform itself costs a send. Text sends
+ * (`POST /platform/v1/messages`) against the real server (src/main.ts, ROLE=all,
+ * UPSTREAM=meta pointed at the Graph simulator) on a scratch Postgres database, and
+ * in the same sitting against a bare proxy (bare-send.ts: node:http, a cached key
+ * lookup, the same upstream request, one INSERT). Three processes besides this one
+ * and the load generator's: the simulator (graph-simulator.ts, the code demo mode
+ * mounts, status callbacks off unless BENCH_CALLBACKS=1), the server, the bare proxy.
+ * The sends go round-robin over BENCH_CHANNELS chat channels at the high tier's
+ * 1,000/s each, so no per-number throttle is the bound; the key allows 100 million a minute.
+ *
+ * Each round measures, the targets alternating first: the peak (unlimited,
+ * BENCH_CONNECTIONS connections) of the server, of the bare proxy, and of the server
+ * with an Idempotency-Key on every request; then each of the two at 50% of its own
+ * peak, where the own time (end-to-end minus the `Server-Timing: upstream` call) is
+ * read per response. Ratios are taken within a round; the summary gives min and
+ * median over BENCH_ROUNDS rounds, and the peak RSS (VmHWM) of both processes.
+ * Goals (issue 43): >= 0.6 x the bare proxy; own-time p99 <= 15 ms at 50% of peak;
+ * Idempotency-Key costing <= 10% of throughput; server peak RSS <= 400 MB.
  *
  * Env: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test; a scratch
- * database is created beside it and dropped), BENCH_SECONDS (15),
- * BENCH_CONNECTIONS (32), BENCH_PEERS (1000 recipients, so conversations are
- * both created and updated), BENCH_IDEMPOTENCY=1 to send an Idempotency-Key on
- * every request.
+ * database is created beside it and dropped), BENCH_SECONDS per step (10),
+ * BENCH_ROUNDS (3), BENCH_CONNECTIONS (32), BENCH_CHANNELS (4), BENCH_PEERS (1000
+ * recipients, so conversations are both created and updated), BENCH_CALLBACKS=1
+ * (the simulator posts sent/delivered/read back); diagnostics:
+ * BENCH_SERVER_CPU_PROFILE=<dir> (the server's CPU profile, written when it stops).
  */
+import { type ChildProcess, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
-import { createRequire } from "node:module"
-import { percentile, query, withBenchServer } from "./support.js"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { freePort, median, peakRssMb, query, stop, waitFor, withBenchServer } from "./support.js"
 
-interface AutocannonResult {
-  readonly requests: { readonly average: number; readonly total: number }
-  readonly latency: { readonly p50: number; readonly p90: number; readonly p99: number; readonly max: number }
+const here = dirname(fileURLToPath(import.meta.url))
+const serverDir = join(here, "..")
+const databaseUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test"
+const seconds = Number(process.env.BENCH_SECONDS ?? 10)
+const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 32)
+const channelCount = Number(process.env.BENCH_CHANNELS ?? 4)
+const peers = Number(process.env.BENCH_PEERS ?? 1000)
+const callbacks = process.env.BENCH_CALLBACKS === "1"
+const APP = { META_APP_ID: "bench-app", META_APP_SECRET: "bench-app-secret" }
+const HIGH_TIER_PER_SECOND = 1000
+const BARE_TOKEN = "EAAGbenchbaretoken"
+
+interface Result {
+  readonly rps: number
+  readonly p50: number
+  readonly p99: number
+  readonly upstreamP50: number
+  readonly upstreamP99: number
+  readonly ownP50: number
+  readonly ownP99: number
   readonly non2xx: number
   readonly errors: number
-  readonly duration: number
+  readonly total: number
 }
-interface AutocannonClient {
-  on(event: "headers", listener: (opts: { readonly headers?: ReadonlyArray<string> }) => void): void
-}
-type Autocannon = (options: Record<string, unknown>, done: (error: unknown, result: AutocannonResult) => void) => unknown
-const autocannon = createRequire(import.meta.url)("autocannon") as Autocannon
 
-const databaseUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test"
-const seconds = Number(process.env.BENCH_SECONDS ?? 15)
-const connections = Number(process.env.BENCH_CONNECTIONS ?? 32)
-const peers = Number(process.env.BENCH_PEERS ?? 1000)
-const idempotency = process.env.BENCH_IDEMPOTENCY === "1"
-
+const load = (url: string, key: string, channels: ReadonlyArray<number>, rate: number, duration: number, idempotency: boolean) =>
+  new Promise<Result>((resolve, reject) => {
+    const args = [url, key, channels.join(","), String(Math.round(rate)), String(duration), String(connections), String(peers), idempotency ? "1" : "0"]
+    const child = spawn(process.execPath, ["--import", "tsx", join(here, "send-load.ts"), ...args], {
+      cwd: serverDir,
+      stdio: ["ignore", "pipe", "inherit"]
+    })
+    let out = ""
+    child.stdout.on("data", (d) => (out += d))
+    child.on("error", reject)
+    child.on("exit", (code) => (code === 0 ? resolve(JSON.parse(out) as Result) : reject(new Error(`load exited ${code}`))))
+  })
 
 const json = async (base: string, method: string, path: string, body: unknown, headers: Record<string, string> = {}) => {
-  const res = await fetch(base + path, {
-    method,
-    headers: { "content-type": "application/json", ...headers },
-    body: JSON.stringify(body)
-  })
+  const res = await fetch(base + path, { method, headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) })
   const text = await res.text()
   if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text}`)
   return { body: JSON.parse(text) as Record<string, any>, headers: res.headers }
 }
 
-const run = (base: string, key: string, channelId: number, duration: number, upstreamMs: Array<number>) =>
-  new Promise<AutocannonResult>((resolve, reject) => {
-    let seq = 0
-    autocannon({
-      url: `${base}/platform/v1/messages`,
-      connections,
-      duration,
-      requests: [{
-        method: "POST",
-        setupRequest: (request: Record<string, unknown>) => {
-          seq++
-          const to = `1555${String(seq % peers).padStart(7, "0")}`
-          return {
-            ...request,
-            headers: {
-              "content-type": "application/json",
-              "x-api-key": key,
-              ...(idempotency ? { "idempotency-key": `bench-${seq}-${randomBytes(4).toString("hex")}` } : {})
-            },
-            body: JSON.stringify({ channel_id: channelId, to, type: "text", text: `Order #${seq} has shipped` })
-          }
-        }
-      }],
-      setupClient: (client: AutocannonClient) => {
-        client.on("headers", (opts) => {
-          const headers = opts.headers ?? []
-          for (let i = 0; i < headers.length; i += 2) {
-            if (String(headers[i]).toLowerCase() === "server-timing") {
-              const match = /upstream;dur=([\d.]+)/.exec(String(headers[i + 1]))
-              if (match) upstreamMs.push(Number(match[1]))
-            }
-          }
-        })
+const child = (script: string, args: ReadonlyArray<string>, env: Record<string, string> = {}) =>
+  spawn(process.execPath, ["--import", "tsx", join(here, script), ...args], {
+    cwd: serverDir,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "inherit", "inherit"]
+  })
+
+const f = (n: number, digits = 0) => (Number.isFinite(n) ? n.toFixed(digits) : "-")
+const line = (name: string, offered: string, r: Result) =>
+  console.log(
+    `${name.padEnd(26)} ${offered.padStart(7)} ${f(r.rps).padStart(7)} ${f(r.p50, 1).padStart(7)} ${f(r.p99, 1).padStart(7)} ` +
+      `${f(r.upstreamP50, 1).padStart(7)} ${f(r.upstreamP99, 1).padStart(7)} ${f(r.ownP50, 1).padStart(7)} ${f(r.ownP99, 1).padStart(7)}` +
+      (r.non2xx + r.errors > 0 ? `  (${r.non2xx} non-2xx, ${r.errors} errors)` : "")
+  )
+
+interface Round {
+  readonly platform: Result
+  readonly bare: Result
+  readonly keyed: Result
+  readonly platformHalf: Result
+  readonly bareHalf: Result
+}
+
+const main = async () => {
+  const platformPort = await freePort()
+  const simulatorPort = await freePort()
+  const simulatorBase = `http://127.0.0.1:${simulatorPort}`
+  let simulator: ChildProcess | undefined
+  let bare: ChildProcess | undefined
+  try {
+    simulator = child("graph-simulator.ts", [String(simulatorPort), callbacks ? "on" : "off"], {
+      ...APP,
+      PUBLIC_URL: `http://127.0.0.1:${platformPort}`,
+      LOG_LEVEL: "error"
+    })
+    await waitFor(`${simulatorBase}/`, 60_000)
+    await withBenchServer("send", databaseUrl, {
+      PORT: String(platformPort),
+      UPSTREAM: "meta",
+      META_GRAPH_URL: simulatorBase,
+      ...APP,
+      // Errors only: at shutdown the simulator's pending status callbacks find the server gone.
+      LOG_LEVEL: "error"
+    }, async ({ base, databaseUrl: scratch, pid }) => {
+      const email = `bench.${randomBytes(4).toString("hex")}@example.com`
+      const signup = await json(base, "POST", "/platform/dashboard/signup", { email, password: "bench-Password-1!", name: "bench" })
+      const cookie = (signup.headers.getSetCookie().find((c) => c.startsWith("access_token_dev=")) ?? "").split(";")[0]!
+      await query(scratch, `update developer_accounts set plan = 'business' where id = $1`, [signup.body.account.id])
+      const created = await json(base, "POST", "/platform/dashboard/api-keys", { name: "bench", rate_limit_per_minute: 100_000_000 }, { cookie })
+      const key = created.body.key as string
+      const channels: Array<number> = []
+      const bareChannels: Record<number, [string, string]> = {}
+      for (let i = 0; i < channelCount; i++) {
+        const pnid = `1002003004${String(i).padStart(2, "0")}`
+        const channel = await json(base, "POST", "/platform/dashboard/channels/connect/chat", {
+          code: `sandbox-code-${i}`,
+          phone_number_id: pnid,
+          waba_id: `9008007${String(i).padStart(2, "0")}`
+        }, { cookie })
+        channels.push(channel.body.channel_id as number)
+        bareChannels[channel.body.channel_id as number] = [pnid, BARE_TOKEN]
       }
-    }, (error, result) => (error ? reject(error) : resolve(result)))
-  })
+      // The simulator reports the standard tier (80/s); upgraded numbers send 1,000/s (Meta's high tier).
+      await query(scratch, `update platform_channels set throughput_per_second = $1 where id = any($2)`, [HIGH_TIER_PER_SECOND, channels])
 
-const main = () =>
-  withBenchServer("send", databaseUrl, {
-    UPSTREAM: "sandbox",
-    // Errors only: at shutdown the sandbox's pending status callbacks find the server gone.
-    LOG_LEVEL: "error"
-  }, async ({ base, databaseUrl: scratch }) => {
-    const email = `bench.${randomBytes(4).toString("hex")}@example.com`
-    const signup = await json(base, "POST", "/platform/dashboard/signup", { email, password: "bench-Password-1!", name: "bench" })
-    const cookie = (signup.headers.getSetCookie().find((c) => c.startsWith("access_token_dev=")) ?? "").split(";")[0]!
-    await query(scratch, `update developer_accounts set plan = 'business' where id = $1`, [signup.body.account.id])
-    const created = await json(base, "POST", "/platform/dashboard/api-keys", { name: "bench", rate_limit_per_minute: 100_000_000 }, { cookie })
-    const channel = await json(base, "POST", "/platform/dashboard/channels/connect/chat", {
-      code: "sandbox-code",
-      phone_number_id: "100200300401",
-      waba_id: "900800701"
-    }, { cookie })
-    const channelId = channel.body.channel_id as number
-    // The per-channel upstream throttle (80/s by default, 1,000/s for upgraded numbers) would
-    // cap the run at Meta's rate; the benchmark measures the platform, so the channel is unlimited.
-    await query(scratch, `update platform_channels set throughput_per_second = 1000000 where id = $1`, [channelId])
+      const barePort = await freePort()
+      bare = child("bare-send.ts", [String(barePort), scratch, `${simulatorBase}/v23.0`, JSON.stringify(bareChannels)])
+      await waitFor(`http://127.0.0.1:${barePort}/`, 60_000)
+      const platformUrl = `${base}/platform/v1/messages`
+      const bareUrl = `http://127.0.0.1:${barePort}/`
 
-    console.log(`bench:send  ${connections} connections, ${seconds} s, ${peers} recipients${idempotency ? ", Idempotency-Key on every request" : ""}`)
-    await run(base, created.body.key, channelId, 3, [])
-    const upstream: Array<number> = []
-    const [before] = (await query(scratch, `select count(*)::int as n from messages where direction = 'outbound'`)).rows
-    const result = await run(base, created.body.key, channelId, seconds, upstream)
-    const [after] = (await query(scratch, `select count(*)::int as n from messages where direction = 'outbound'`)).rows
-    upstream.sort((a, b) => a - b)
-    const ok = result.requests.total - result.non2xx
-    console.log(`sustained     ${(ok / seconds).toFixed(0)} sends/s (${ok} in ${seconds} s; non-2xx ${result.non2xx}, errors ${result.errors})`)
-    console.log(`latency       p50 ${result.latency.p50} ms   p90 ${result.latency.p90} ms   p99 ${result.latency.p99} ms   max ${result.latency.max} ms`)
-    console.log(`upstream call p50 ${percentile(upstream, 50).toFixed(1)} ms   p99 ${percentile(upstream, 99).toFixed(1)} ms   (Server-Timing, ${upstream.length} samples; sandbox in-process over loopback)`)
-    console.log(`recorded      ${after.n - before.n} outbound messages (one statement each: contact, conversation, message, message.sent)`)
-  })
+      console.log(
+        `bench:send  ${connections} connections, ${seconds} s per step, ${rounds} rounds, ${channelCount} channels at ` +
+          `${HIGH_TIER_PER_SECOND}/s, ${peers} recipients, simulator in its own process (status callbacks ${callbacks ? "on" : "off"})`
+      )
+      console.error("warming up...")
+      await load(platformUrl, key, channels, 0, 3, false)
+      await load(bareUrl, key, channels, 0, 3, false)
+      await load(platformUrl, key, channels, 0, 3, true)
+
+      console.log(`\n${"target".padEnd(26)} ${"offered".padStart(7)} ${"sends/s".padStart(7)} ${"p50".padStart(7)} ${"p99".padStart(7)} ` +
+        `${"up p50".padStart(7)} ${"up p99".padStart(7)} ${"own p50".padStart(7)} ${"own p99".padStart(7)}   (ms)`)
+      const results: Array<Round> = []
+      for (let round = 0; round < rounds; round++) {
+        const run = {
+          platform: () => load(platformUrl, key, channels, 0, seconds, false),
+          bare: () => load(bareUrl, key, channels, 0, seconds, false),
+          keyed: () => load(platformUrl, key, channels, 0, seconds, true)
+        }
+        const order = round % 2 === 0 ? (["platform", "bare", "keyed"] as const) : (["keyed", "bare", "platform"] as const)
+        const peak: Partial<Record<keyof typeof run, Result>> = {}
+        for (const name of order) peak[name] = await run[name]()
+        const halves = round % 2 === 0 ? (["platform", "bare"] as const) : (["bare", "platform"] as const)
+        const half: Partial<Record<"platform" | "bare", Result>> = {}
+        for (const name of halves) {
+          half[name] = await load(name === "platform" ? platformUrl : bareUrl, key, channels, peak[name]!.rps / 2, seconds, false)
+        }
+        const r: Round = { platform: peak.platform!, bare: peak.bare!, keyed: peak.keyed!, platformHalf: half.platform!, bareHalf: half.bare! }
+        results.push(r)
+        line(`#${round + 1} platform`, "max", r.platform)
+        line(`#${round + 1} bare proxy`, "max", r.bare)
+        line(`#${round + 1} platform + Idem-Key`, "max", r.keyed)
+        line(`#${round + 1} platform`, f(r.platform.rps / 2), r.platformHalf)
+        line(`#${round + 1} bare proxy`, f(r.bare.rps / 2), r.bareHalf)
+      }
+
+      const summary = (label: string, values: ReadonlyArray<number>, digits: number, unit = "") =>
+        `${label}: min ${f(Math.min(...values), digits)}${unit}, median ${f(median(values), digits)}${unit} (${values.map((v) => f(v, digits)).join(", ")})`
+      const ratio = results.map((r) => r.platform.rps / r.bare.rps)
+      const keyedCost = results.map((r) => 1 - r.keyed.rps / r.platform.rps)
+      const ownP99 = results.map((r) => r.platformHalf.ownP99)
+      const bareOwnP99 = results.map((r) => r.bareHalf.ownP99)
+      const rss = peakRssMb(pid)
+      const bareRss = bare.pid === undefined ? NaN : peakRssMb(bare.pid)
+      console.log("")
+      console.log(summary("platform / bare proxy peak sends/s", ratio, 2, " x"))
+      console.log(summary("Idempotency-Key cost (1 - keyed / unkeyed peak)", keyedCost.map((c) => c * 100), 1, "%"))
+      console.log(summary("platform own-time p99 at 50% of its peak", ownP99, 1, " ms"))
+      console.log(summary("bare proxy own-time p99 at 50% of its peak", bareOwnP99, 1, " ms"))
+      console.log(`peak RSS (VmHWM): server ${f(rss)} MB, bare proxy ${f(bareRss)} MB`)
+      console.log(
+        `goals: >= 0.6 x bare ${median(ratio) >= 0.6 ? "met" : "NOT met"}; own p99 <= 15 ms at 50% ${median(ownP99) <= 15 ? "met" : "NOT met"}; ` +
+          `Idempotency-Key <= 10% ${median(keyedCost) <= 0.1 ? "met" : "NOT met"}; RSS <= 400 MB ${rss <= 400 ? "met" : "NOT met"} (medians)`
+      )
+      const [stored] = (await query(scratch, `select count(*)::int as n from messages where direction = 'outbound'`)).rows
+      const [bareStored] = (await query(scratch, `select count(*)::int as n from bare_sent`)).rows
+      console.log(`recorded: ${stored.n} outbound messages by the server, ${bareStored.n} rows by the bare proxy (measured runs plus warm-up)`)
+    })
+  } finally {
+    await stop(bare)
+    await stop(simulator)
+  }
+}
 
 main().catch((error) => {
   console.error(error)
-  process.exit(1)
+  process.exitCode = 1
 })

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
-import { mkdtempSync, rmSync } from "node:fs"
+import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { createServer } from "node:http"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
@@ -73,12 +73,25 @@ export interface BenchServer {
   readonly base: string
   /** The scratch database the server runs on. */
   readonly databaseUrl: string
+  /** The server's process id (its peak RSS: `peakRssMb`). */
+  readonly pid: number
+}
+
+/** A process's peak resident set so far (VmHWM), in MB; NaN where /proc is not there. */
+export const peakRssMb = (pid: number) => {
+  try {
+    const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))
+    return match ? Number(match[1]) / 1024 : NaN
+  } catch {
+    return NaN
+  }
 }
 
 /**
  * Runs `use` against the real server (src/main.ts, launched with the start
  * scripts' Node flags) in its own process on a scratch database created beside
  * `adminUrl`; the server, its data dir and the database are gone afterwards.
+ * `env.PORT`, when given, is the port it listens on (a free one otherwise).
  */
 export const withBenchServer = async <A>(
   name: string,
@@ -93,7 +106,7 @@ export const withBenchServer = async <A>(
   await query(adminUrl, `create database ${dbName}`)
   let server: ChildProcess | undefined
   try {
-    const port = await freePort()
+    const port = env.PORT !== undefined ? Number(env.PORT) : await freePort()
     const base = `http://127.0.0.1:${port}`
     // Diagnostics: BENCH_SERVER_CPU_PROFILE=<dir> writes the server's CPU profile there when it stops.
     const profile = process.env.BENCH_SERVER_CPU_PROFILE
@@ -120,7 +133,7 @@ export const withBenchServer = async <A>(
     )
     exited.catch(() => undefined)
     await Promise.race([waitFor(`${base}/healthz`, 180_000), exited])
-    return await use({ base, databaseUrl: scratch.toString() })
+    return await use({ base, databaseUrl: scratch.toString(), pid: server.pid! })
   } finally {
     await stop(server)
     await query(adminUrl, `drop database if exists ${dbName} with (force)`).catch((e) => console.error("drop failed", e))
