@@ -1,6 +1,6 @@
 /**
  * `npm run bench:send`: what the platform itself costs a send. Text sends
- * (`POST /platform/v1/messages`) against the real server (src/main.ts, ROLE=all,
+ * (`POST /platform/v1/messages`) against the real server (its build, dist/main.js, ROLE=all,
  * UPSTREAM=meta pointed at the Graph simulator) on a scratch Postgres database, and
  * in the same sitting against a bare proxy (bare-send.ts: node:http, a cached key
  * lookup, the same upstream request, one INSERT). Three processes besides this one
@@ -29,7 +29,7 @@ import { type ChildProcess, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { freePort, median, peakRssMb, query, stop, waitFor, withBenchServer } from "./support.js"
+import { cpuSeconds, freePort, median, peakRssMb, query, stop, waitFor, withBenchServer } from "./support.js"
 
 const here = dirname(fileURLToPath(import.meta.url))
 const serverDir = join(here, "..")
@@ -55,10 +55,35 @@ interface Result {
   readonly non2xx: number
   readonly errors: number
   readonly total: number
+  /** The target process's CPU time per 2xx send over the step, ms (user + system, /proc). */
+  cpuMs?: number
+  /** CPU time per 2xx send of the Postgres backends connected to the scratch database, ms. */
+  dbCpuMs?: number
 }
 
-const load = (url: string, key: string, channels: ReadonlyArray<number>, rate: number, duration: number, idempotency: boolean) =>
+/** CPU seconds so far of each Postgres backend connected to the scratch database (Postgres runs on this machine). */
+const databaseCpu = async (): Promise<Map<number, number>> => {
+  if (targetPids.database === undefined) return new Map()
+  const { rows } = await query(targetPids.database, `select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`)
+  return new Map(rows.map((r: { pid: number }) => [r.pid, cpuSeconds(r.pid)]))
+}
+
+const load = async (url: string, key: string, channels: ReadonlyArray<number>, rate: number, duration: number, idempotency: boolean) => {
+  const before = await databaseCpu()
+  const result = await loadOnly(url, key, channels, rate, duration, idempotency)
+  let used = 0
+  for (const [pid, cpu] of await databaseCpu()) {
+    const delta = cpu - (before.get(pid) ?? 0)
+    if (Number.isFinite(delta)) used += delta
+  }
+  result.dbCpuMs = (used * 1000) / Math.max(1, result.total - result.non2xx)
+  return result
+}
+
+const loadOnly = (url: string, key: string, channels: ReadonlyArray<number>, rate: number, duration: number, idempotency: boolean) =>
   new Promise<Result>((resolve, reject) => {
+    const pid = url.includes("/platform/v1/") ? targetPids.platform : targetPids.bare
+    const cpuBefore = pid === undefined ? NaN : cpuSeconds(pid)
     const args = [url, key, channels.join(","), String(Math.round(rate)), String(duration), String(connections), String(peers), idempotency ? "1" : "0"]
     const child = spawn(process.execPath, ["--import", "tsx", join(here, "send-load.ts"), ...args], {
       cwd: serverDir,
@@ -67,8 +92,17 @@ const load = (url: string, key: string, channels: ReadonlyArray<number>, rate: n
     let out = ""
     child.stdout.on("data", (d) => (out += d))
     child.on("error", reject)
-    child.on("exit", (code) => (code === 0 ? resolve(JSON.parse(out) as Result) : reject(new Error(`load exited ${code}`))))
+    child.on("exit", (code) => {
+      if (code !== 0) return reject(new Error(`load exited ${code}`))
+      const result = JSON.parse(out) as Result
+      const cpu = pid === undefined ? NaN : cpuSeconds(pid) - cpuBefore
+      result.cpuMs = (cpu * 1000) / Math.max(1, result.total - result.non2xx)
+      resolve(result)
+    })
   })
+
+/** The processes whose CPU time the steps read. */
+const targetPids: { platform?: number; bare?: number; database?: string } = {}
 
 const json = async (base: string, method: string, path: string, body: unknown, headers: Record<string, string> = {}) => {
   const res = await fetch(base + path, { method, headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) })
@@ -88,7 +122,8 @@ const f = (n: number, digits = 0) => (Number.isFinite(n) ? n.toFixed(digits) : "
 const line = (name: string, offered: string, r: Result) =>
   console.log(
     `${name.padEnd(26)} ${offered.padStart(7)} ${f(r.rps).padStart(7)} ${f(r.p50, 1).padStart(7)} ${f(r.p99, 1).padStart(7)} ` +
-      `${f(r.upstreamP50, 1).padStart(7)} ${f(r.upstreamP99, 1).padStart(7)} ${f(r.ownP50, 1).padStart(7)} ${f(r.ownP99, 1).padStart(7)}` +
+      `${f(r.upstreamP50, 1).padStart(7)} ${f(r.upstreamP99, 1).padStart(7)} ${f(r.ownP50, 1).padStart(7)} ${f(r.ownP99, 1).padStart(7)} ` +
+      `${f(r.cpuMs ?? NaN, 2).padStart(7)} ${f(r.dbCpuMs ?? NaN, 2).padStart(7)}` +
       (r.non2xx + r.errors > 0 ? `  (${r.non2xx} non-2xx, ${r.errors} errors)` : "")
   )
 
@@ -119,8 +154,11 @@ const main = async () => {
       META_GRAPH_URL: simulatorBase,
       ...APP,
       // Errors only: at shutdown the simulator's pending status callbacks find the server gone.
-      LOG_LEVEL: "error"
+      LOG_LEVEL: "error",
+      ...(process.env.BENCH_ROLE !== undefined ? { ROLE: process.env.BENCH_ROLE } : {})
     }, async ({ base, databaseUrl: scratch, pid }) => {
+      targetPids.platform = pid
+      targetPids.database = scratch
       const email = `bench.${randomBytes(4).toString("hex")}@example.com`
       const signup = await json(base, "POST", "/platform/dashboard/signup", { email, password: "bench-Password-1!", name: "bench" })
       const cookie = (signup.headers.getSetCookie().find((c) => c.startsWith("access_token_dev=")) ?? "").split(";")[0]!
@@ -144,6 +182,7 @@ const main = async () => {
 
       const barePort = await freePort()
       bare = child("bare-send.ts", [String(barePort), scratch, `${simulatorBase}/v23.0`, JSON.stringify(bareChannels)])
+      if (bare.pid !== undefined) targetPids.bare = bare.pid
       await waitFor(`http://127.0.0.1:${barePort}/`, 60_000)
       const platformUrl = `${base}/platform/v1/messages`
       const bareUrl = `http://127.0.0.1:${barePort}/`
@@ -158,7 +197,7 @@ const main = async () => {
       await load(platformUrl, key, channels, 0, 3, true)
 
       console.log(`\n${"target".padEnd(26)} ${"offered".padStart(7)} ${"sends/s".padStart(7)} ${"p50".padStart(7)} ${"p99".padStart(7)} ` +
-        `${"up p50".padStart(7)} ${"up p99".padStart(7)} ${"own p50".padStart(7)} ${"own p99".padStart(7)}   (ms)`)
+        `${"up p50".padStart(7)} ${"up p99".padStart(7)} ${"own p50".padStart(7)} ${"own p99".padStart(7)} ${"cpu/send".padStart(7)} ${"db cpu".padStart(7)}   (ms)`)
       const results: Array<Round> = []
       for (let round = 0; round < rounds; round++) {
         const run = {
@@ -189,10 +228,12 @@ const main = async () => {
       const keyedCost = results.map((r) => 1 - r.keyed.rps / r.platform.rps)
       const ownP99 = results.map((r) => r.platformHalf.ownP99)
       const bareOwnP99 = results.map((r) => r.bareHalf.ownP99)
+      const cpu = results.map((r) => (r.platform.cpuMs ?? NaN) / (r.bare.cpuMs ?? NaN))
       const rss = peakRssMb(pid)
       const bareRss = bare.pid === undefined ? NaN : peakRssMb(bare.pid)
       console.log("")
       console.log(summary("platform / bare proxy peak sends/s", ratio, 2, " x"))
+      console.log(summary("server CPU per send / bare proxy CPU per send (peak)", cpu, 2, " x"))
       console.log(summary("Idempotency-Key cost (1 - keyed / unkeyed peak)", keyedCost.map((c) => c * 100), 1, "%"))
       console.log(summary("platform own-time p99 at 50% of its peak", ownP99, 1, " ms"))
       console.log(summary("bare proxy own-time p99 at 50% of its peak", bareOwnP99, 1, " ms"))
@@ -204,7 +245,7 @@ const main = async () => {
       const [stored] = (await query(scratch, `select count(*)::int as n from messages where direction = 'outbound'`)).rows
       const [bareStored] = (await query(scratch, `select count(*)::int as n from bare_sent`)).rows
       console.log(`recorded: ${stored.n} outbound messages by the server, ${bareStored.n} rows by the bare proxy (measured runs plus warm-up)`)
-    })
+    }, { entry: "dist" })
   } finally {
     await stop(bare)
     await stop(simulator)

@@ -77,6 +77,17 @@ export interface BenchServer {
   readonly pid: number
 }
 
+/** CPU seconds (user + system) a process has used so far, from /proc; NaN where /proc is not there. */
+export const cpuSeconds = (pid: number) => {
+  try {
+    // Fields after the command's closing parenthesis: state is the 3rd field, utime the 14th, stime the 15th.
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")
+    return (Number(fields[11]) + Number(fields[12])) / 100
+  } catch {
+    return NaN
+  }
+}
+
 /** A process's peak resident set so far (VmHWM), in MB; NaN where /proc is not there. */
 export const peakRssMb = (pid: number) => {
   try {
@@ -91,13 +102,16 @@ export const peakRssMb = (pid: number) => {
  * Runs `use` against the real server (src/main.ts, launched with the start
  * scripts' Node flags) in its own process on a scratch database created beside
  * `adminUrl`; the server, its data dir and the database are gone afterwards.
- * `env.PORT`, when given, is the port it listens on (a free one otherwise).
+ * `env.PORT`, when given, is the port it listens on (a free one otherwise). With
+ * `entry: "dist"` the server is the build (dist/main.js, as `npm start` runs it),
+ * which the bench's npm script builds first.
  */
 export const withBenchServer = async <A>(
   name: string,
   adminUrl: string,
   env: Record<string, string>,
-  use: (server: BenchServer) => Promise<A>
+  use: (server: BenchServer) => Promise<A>,
+  options: { readonly entry?: "source" | "dist" } = {}
 ): Promise<A> => {
   const dbName = `bench_${name}_${randomBytes(4).toString("hex")}`
   const scratch = new URL(adminUrl)
@@ -111,7 +125,8 @@ export const withBenchServer = async <A>(
     // Diagnostics: BENCH_SERVER_CPU_PROFILE=<dir> writes the server's CPU profile there when it stops.
     const profile = process.env.BENCH_SERVER_CPU_PROFILE
     const flags = profile ? [...SERVER_NODE_FLAGS, "--cpu-prof", `--cpu-prof-dir=${profile}`] : SERVER_NODE_FLAGS
-    server = spawn(process.execPath, [...flags, "--import", "tsx", join(serverDir, "src/main.ts")], {
+    const entry = options.entry === "dist" ? [join(serverDir, "dist/main.js")] : ["--import", "tsx", join(serverDir, "src/main.ts")]
+    server = spawn(process.execPath, [...flags, ...entry], {
       cwd: serverDir,
       env: {
         ...process.env,

@@ -12,6 +12,7 @@ import {
   ValidationFailed
 } from "@platform/shared"
 import { Cause, Effect, Schedule } from "effect"
+import { makeSingleFlight } from "../db/single-flight.js"
 import { displayPrefix, generateApiKey, hashApiKey, hashApiKeyHex, looksLikeApiKey } from "../crypto/api-key-format.js"
 import { crossProcessInvalidation } from "../db/cache-invalidation.js"
 import { hasConnectionFault } from "../db/connection-fault.js"
@@ -82,8 +83,15 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("@platform/server/ApiKeys
     const cache = new Map<string, { readonly record: KeyRecord | null; readonly at: number }>()
     const hashById = new Map<number, string>()
     const pendingTouches = new Map<number, number>()
+    // Requests that miss one key at once (its entry just expired) share one query.
+    const lookups = makeSingleFlight<string, KeyRecord | null, never>()
+    // Bumped by every invalidation: a lookup that started before one does not cache its answer.
+    let generation = 0
 
     const invalidate = (id?: number) => {
+      generation++
+      // A change in flight: whoever asks after it queries afresh.
+      lookups.forget()
       if (id === undefined) {
         cache.clear()
         hashById.clear()
@@ -174,7 +182,8 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("@platform/server/ApiKeys
       const hit = fresh(hex)
       if (hit !== undefined) return Effect.succeed(hit.record)
       const hash = Buffer.from(hex, "hex")
-      return sql<{
+      const started = generation
+      return lookups.run(hex, sql<{
         id: number
         developer_account_id: number
         scopes: ReadonlyArray<Scope>
@@ -196,6 +205,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("@platform/server/ApiKeys
             bucket: `v1:key:${hex.slice(0, 32)}`,
             principal: { account_id: row.developer_account_id, api_key_id: row.id, user_id: null, scopes: row.scopes }
           }
+          if (started !== generation) return record
           if (cache.size >= CACHE_MAX) {
             cache.clear()
             hashById.clear()
@@ -204,7 +214,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("@platform/server/ApiKeys
           if (record !== null) hashById.set(record.id, hex)
           return record
         })
-      )
+      ))
     }
 
     /** Records use of a key; written in batches (one statement per flush), never on the request path. */

@@ -3,6 +3,7 @@ import { ChannelUnusable, NotFound } from "@platform/shared"
 import { Effect } from "effect"
 import { Secrets } from "../crypto/secrets.js"
 import { crossProcessInvalidation } from "../db/cache-invalidation.js"
+import { makeSingleFlight } from "../db/single-flight.js"
 import { CHANNEL_CHANGES_NOTIFY } from "../inbound/channel-directory.js"
 import type { ChannelCredentials } from "../upstream/credentials.js"
 
@@ -51,14 +52,22 @@ export class ChannelCredentialsCache extends Effect.Service<ChannelCredentialsCa
       const sql = yield* SqlClient.SqlClient
       const secrets = yield* Secrets
       const entries = new Map<number, Entry>()
-      // A channel changed in another process (RESYNC: any of them may have).
-      yield* crossProcessInvalidation(CHANNEL_CHANGES_NOTIFY, (channelId) => {
+      // Sends that miss one channel at once (its entry just expired) share one load.
+      const loads = makeSingleFlight<number, { channel: UsableChannel | null; row: Row | undefined }, never>()
+      // Bumped by every invalidation: a load that started before one does not cache its answer.
+      let generation = 0
+      const forget = (channelId: number | undefined) => {
+        generation++
+        loads.forget(channelId)
         if (channelId === undefined) entries.clear()
         else entries.delete(channelId)
-      })
+      }
+      // A channel changed in another process (RESYNC: any of them may have).
+      yield* crossProcessInvalidation(CHANNEL_CHANGES_NOTIFY, forget)
 
       const load = (channelId: number) =>
-        Effect.gen(function*() {
+        loads.run(channelId, Effect.gen(function*() {
+          const started = generation
           const [row] = yield* sql<Row>`
             select id, developer_account_id, type, status, is_active, phone_number_id, waba_id, social_id,
                    throughput_per_second, access_token_encrypted
@@ -81,10 +90,12 @@ export class ChannelCredentialsCache extends Effect.Service<ChannelCredentialsCa
               }
             }
           }
-          if (entries.size >= MAX_ENTRIES) entries.clear()
-          entries.set(channelId, { channel, expires: Date.now() + TTL_MS })
+          if (started === generation) {
+            if (entries.size >= MAX_ENTRIES) entries.clear()
+            entries.set(channelId, { channel, expires: Date.now() + TTL_MS })
+          }
           return { channel, row }
-        })
+        }))
 
       /** 404 when absent or another account's; 422 channel_unusable when disconnected or without a token. */
       const get = Effect.fn("ChannelCredentials.get")(function*(accountId: number, channelId: number) {
@@ -108,7 +119,7 @@ export class ChannelCredentialsCache extends Effect.Service<ChannelCredentialsCa
       })
 
       /** Forget a channel now (disconnect, token change in this process). */
-      const invalidate = (channelId: number) => Effect.sync(() => entries.delete(channelId))
+      const invalidate = (channelId: number) => Effect.sync(() => forget(channelId))
 
       return { get, invalidate } as const
     }),
