@@ -125,7 +125,9 @@ export const withBenchServer = async <A>(
     // Diagnostics: BENCH_SERVER_CPU_PROFILE=<dir> writes the server's CPU profile there when it stops.
     const profile = process.env.BENCH_SERVER_CPU_PROFILE
     const flags = profile ? [...SERVER_NODE_FLAGS, "--cpu-prof", `--cpu-prof-dir=${profile}`] : SERVER_NODE_FLAGS
-    const entry = options.entry === "dist" ? [join(serverDir, "dist/main.js")] : ["--import", "tsx", join(serverDir, "src/main.ts")]
+    // BENCH_SERVER_DIST=<dir under packages/server>: another build of the server (a before/after comparison).
+    const dist = process.env.BENCH_SERVER_DIST ?? "dist"
+    const entry = options.entry === "dist" ? [join(serverDir, dist, "main.js")] : ["--import", "tsx", join(serverDir, "src/main.ts")]
     server = spawn(process.execPath, [...flags, ...entry], {
       cwd: serverDir,
       env: {

@@ -18,12 +18,11 @@ export const makeSingleFlight = <K, A, E>() => {
       if (pending !== undefined) return Deferred.await(pending)
       const flight = Deferred.unsafeMake<A, E>(FiberId.none)
       flights.set(key, flight)
-      return Effect.uninterruptible(lookup).pipe(
-        Effect.onExit((exit) => {
-          if (flights.get(key) === flight) flights.delete(key)
-          return Deferred.done(flight, exit)
-        })
-      )
+      // All of it uninterruptible: the waiters get the lookup's own answer, never the leader's interruption.
+      return Effect.uninterruptible(Effect.flatMap(Effect.exit(lookup), (exit) => {
+        if (flights.get(key) === flight) flights.delete(key)
+        return Effect.zipRight(Deferred.done(flight, exit), exit)
+      }))
     })
   const forget = (key?: K) => {
     if (key === undefined) flights.clear()
