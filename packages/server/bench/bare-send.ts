@@ -14,7 +14,8 @@ import pg from "pg"
 
 const [port, databaseUrl, graphBase, channelsJson] = process.argv.slice(2) as [string, string, string, string]
 const channels = new Map(Object.entries(JSON.parse(channelsJson) as Record<string, [string, string]>).map(([id, c]) => [Number(id), c]))
-const pool = new pg.Pool({ connectionString: databaseUrl, max: 20 })
+// As many connections as the server's API pool.
+const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 })
 // An idle connection that fails is dropped by the pool; without a listener its 'error' would end the process.
 pool.on("error", () => {})
 const agent = new Agent({ keepAlive: true, maxSockets: 256 })
