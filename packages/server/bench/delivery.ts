@@ -11,11 +11,18 @@
  *   p50/p99  event commit -> receipt at the receiver, at 50 % of D
  *   O    the same as D with message events spread over 1,000 conversations (per-peer order)
  *
- * Goals: D/E >= 0.4, D >= 2,000 ev/s, p99 <= 100 ms, O >= 0.85 x D. E, D and O are measured in
- * BENCH_ROUNDS (3) rounds of E1, E, D then O; each figure is the median over the rounds, each ratio
- * the median of the rounds' own ratios (every round is printed).
+ *   B    BullMQ (concurrency 50, the machine's Redis) delivering the same events to the same receiver (peers.ts)
+ *   L    a minimal Postgres SKIP LOCKED loop (4 claimers, batched UPDATE of results) doing the same (peers.ts)
+ *
+ * Goals (issue 43): D >= 1.6 x B, D >= 1.3 x L, p50 <= 10 ms and p99 <= 50 ms at 50 % of D,
+ * O >= 0.9 x D, the engine's peak RSS <= 400 MB; earlier: D/E >= 0.4, D >= 2,000 ev/s. E, D, O, B
+ * and L are measured in BENCH_ROUNDS (3) rounds of E1, E, D, O, B then L; each figure is the
+ * median over the rounds, each ratio the median of the rounds' own ratios (every round is printed).
+ * The engine's peak RSS is this process's VmHWM over the E, D, O and latency phases (reset
+ * before each: the peers run in this process too, and their memory is not the engine's).
  * Env: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test; a scratch database is
- * created beside it and dropped), BENCH_EVENTS (20000), BENCH_SECONDS (10, latency phase);
+ * created beside it and dropped), BENCH_EVENTS (20000), BENCH_SECONDS (10, latency phase),
+ * BENCH_REDIS_URL (redis://127.0.0.1:6379), BENCH_PEERS=0 (no peers);
  * diagnostics: BENCH_STAGES=1 (latency by stage; CPU per event by process and WAL bytes per event; the share of
  * the time this process's main thread ran and waited for a CPU), BENCH_SQL_STATS=1 (pg_stat_statements of the
  * D and O runs), BENCH_CPU_PROFILE=<file> (this process's CPU profiles of the E, D and O runs:
@@ -25,14 +32,7 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Duration, Effect, Layer } from "effect"
-import { spawn } from "node:child_process"
-import { readFile, writeFile } from "node:fs/promises"
-import { createInterface } from "node:readline"
 import { Agent, get as httpGet } from "node:http"
-import { Session } from "node:inspector/promises"
-import { dirname, join } from "node:path"
-import { fileURLToPath } from "node:url"
-import pg from "pg"
 import { AppConfig } from "../src/config.js"
 import { Secrets } from "../src/crypto/secrets.js"
 import { migrate, parseDatabaseUrl, pgLayer } from "../src/db/client.js"
@@ -44,151 +44,20 @@ import { DeliveryTransport } from "../src/delivery/transport.js"
 import { newEventId } from "../src/outbox/events.js"
 import { DeliveryEngineLive, deliveryWorkers } from "../src/delivery/delivery-workers.js"
 import { benchEnvelope } from "./bench-event.js"
+import { admin, databaseUrl, startReceiver, startWriter } from "./delivery-processes.js"
+import {
+  cpuOf, machineCpu, mainThread, profilePath, startHeapProfile, startProfile, stopHeapProfile, stopProfile, threadShares
+} from "./delivery-probes.js"
+import { type BenchRequest, fmt, report, shape } from "./delivery-report.js"
+import { bullmqRun, skipLockedRun } from "./peers.js"
+import { peakRssMb, resetPeakRss } from "./rss.js"
 import { median, percentile, query } from "./support.js"
 
-const here = dirname(fileURLToPath(import.meta.url))
-const databaseUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test"
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 20_000)
 const LATENCY_SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3))
 const CONVERSATIONS = 1000
 
-const admin = async (sql: string) => {
-  const client = new pg.Client({ connectionString: databaseUrl })
-  // A lost connection rejects the statement; without a listener its 'error' event would end the process too.
-  client.on("error", () => {})
-  await client.connect()
-  try {
-    await client.query(sql)
-  } finally {
-    await client.end()
-  }
-}
-
-const startReceiver = () =>
-  new Promise<{ url: string; pid: number; stop: () => void }>((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", join(here, "echo-receiver.ts")], {
-      stdio: ["ignore", "pipe", "inherit"]
-    })
-    child.once("error", reject)
-    child.stdout.once("data", (chunk: Buffer) => {
-      const port = Number(chunk.toString().trim())
-      resolve({ url: `http://127.0.0.1:${port}`, pid: child.pid ?? 0, stop: () => child.kill() })
-    })
-  })
-
-/** One POST of E: the same request every time. */
-interface BenchRequest {
-  readonly headers: Readonly<Record<string, string>>
-  readonly body: Uint8Array
-}
-const shape = (r: BenchRequest) => `${Object.keys(r.headers).length} headers, ${r.body.length} bytes`
-
-interface WriterReply {
-  readonly committedAt: number
-  readonly ids: ReadonlyArray<string> | null
-}
-
-/** The event writer process (event-writer.ts) over the scratch database; `write` runs one command. */
-const startWriter = (database: string, account: number, channel: number) =>
-  new Promise<{
-    pid: number
-    write: (command: { n: number; offset: number; conversations: number | null; ids: boolean }) => Promise<WriterReply>
-    stop: () => void
-  }>((resolve, reject) => {
-    const url = new URL(databaseUrl)
-    url.pathname = `/${database}`
-    const child = spawn(
-      process.execPath,
-      ["--import", "tsx", join(here, "event-writer.ts"), url.href, String(account), String(channel)],
-      { stdio: ["pipe", "pipe", "inherit"] }
-    )
-    child.once("error", reject)
-    const waiting: Array<(line: string) => void> = []
-    const lines = createInterface({ input: child.stdout })
-    lines.on("line", (line) => waiting.shift()?.(line))
-    waiting.push(() =>
-      resolve({
-        pid: child.pid ?? 0,
-        write: (command) =>
-          new Promise((done) => {
-            waiting.push((line) => done(JSON.parse(line) as WriterReply))
-            child.stdin.write(`${JSON.stringify(command)}\n`)
-          }),
-        stop: () => child.kill()
-      })
-    )
-  })
-
-const inspector = new Session()
-let inspecting = false
-const session = () => {
-  if (!inspecting) inspector.connect()
-  inspecting = true
-  return inspector
-}
-const startProfile = async () => {
-  await session().post("Profiler.enable")
-  await session().post("Profiler.start")
-}
-/** Where the profile `kind` (cpuprofile, heapprofile) of run `name` goes, when its variable asks for one. */
-const profilePath = (base: string | undefined, kind: string, name: string) =>
-  base?.replace(new RegExp(`(\\.${kind})?$`), `.${name}.${kind}`)
-const stopProfile = async (path: string) => {
-  const { profile } = await session().post("Profiler.stop")
-  await writeFile(path, JSON.stringify(profile))
-}
-// Sampled allocations, including the ones already collected: where the garbage comes from.
-const startHeapProfile = () =>
-  session().post("HeapProfiler.startSampling", {
-    samplingInterval: 8192,
-    includeObjectsCollectedByMajorGC: true,
-    includeObjectsCollectedByMinorGC: true
-  } as never)
-const stopHeapProfile = async (path: string) => {
-  const { profile } = await session().post("HeapProfiler.stopSampling")
-  await writeFile(path, JSON.stringify(profile))
-}
-
-/** CPU seconds a process has used so far (0 once it is gone). */
-const cpuOf = async (pid: number) => {
-  try {
-    const fields = (await readFile(`/proc/${pid}/stat`, "utf8")).replace(/^.*\) /, "").split(" ")
-    return (Number(fields[11]) + Number(fields[12])) / 100
-  } catch {
-    return 0
-  }
-}
-
-/**
- * This process's main thread so far (Linux schedstat, seconds): time on a CPU, and time
- * runnable but waiting for one (the other processes of the machine had both cores).
- */
-const mainThread = async () => {
-  try {
-    const [run, wait] = (await readFile(`/proc/self/task/${process.pid}/schedstat`, "utf8")).split(" ").map(Number)
-    return { run: run! / 1e9, wait: wait! / 1e9, at: performance.now() / 1000 }
-  } catch {
-    return { run: NaN, wait: NaN, at: performance.now() / 1000 }
-  }
-}
-type ThreadReading = Awaited<ReturnType<typeof mainThread>>
-/** The share of wall time between two readings the main thread ran, and waited for a CPU. */
-const threadShares = (before: ThreadReading, after: ThreadReading) => {
-  const wall = after.at - before.at
-  const pct = (x: number) => `${Math.round((x / wall) * 100)}%`
-  return { running: pct(after.run - before.run), waiting_for_cpu: pct(after.wait - before.wait) }
-}
-
-/** CPU seconds of the whole machine so far (every core, not idle). */
-const machineCpu = async () => {
-  const cpu = (await readFile("/proc/stat", "utf8")).split("\n")[0]!.trim().split(/\s+/).slice(1).map(Number)
-  return (cpu.reduce((a, b) => a + b, 0) - cpu[3]! - cpu[4]!) / 100
-}
-
-const fmt = (n: number) => Math.round(n).toLocaleString("en-US")
-/** A ratio as printed: three decimals, so 0.396 does not read as the goal's 0.40. */
-const ratio = (x: number) => x.toFixed(3)
 
 const main = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -401,30 +270,55 @@ const main = Effect.gen(function*() {
   // over 1,000 conversations) are measured in ROUNDS back-to-back rounds, and each ratio
   // is the median of the rounds' own ratios: the speed of a shared machine drifts over
   // minutes, and a ratio of figures measured a minute apart would measure the drift.
-  yield* throughput(null) // warm-up
-  const rounds: Array<{ readonly E: number; readonly E1: number; readonly D: number; readonly O: number }> = []
+  // The peers (peers.ts) deliver the same events to the same receiver, timed the same way
+  // (first write to the receiver holding them all and, for the loop, every result recorded).
+  const scratchUrl = new URL(databaseUrl)
+  scratchUrl.pathname = `/${db}`
+  const arrivedNow = (n: number) => Effect.runPromise(arrived(n))
+  const peer = (run: () => Promise<number>) =>
+    Effect.gen(function*() {
+      const rate = yield* Effect.tryPromise(run).pipe(
+        Effect.catchAll((error) => Effect.as(Effect.logWarning(`peer not measured: ${String(error.error)}`), NaN))
+      )
+      yield* receipts
+      return rate
+    })
+  const peers = process.env.BENCH_PEERS !== "0"
+  // The engine's peak memory: this process's, over the engine's phases only.
+  let enginePeak = 0
+  const enginePhase = <A, E>(phase: Effect.Effect<A, E>) =>
+    Effect.gen(function*() {
+      resetPeakRss()
+      const a = yield* phase
+      enginePeak = Math.max(enginePeak, peakRssMb())
+      return a
+    })
+
+  yield* enginePhase(throughput(null)) // warm-up
+  const rounds: Array<{ E: number; E1: number; D: number; O: number; B: number; L: number }> = []
   for (let round = 1; round <= ROUNDS; round++) {
     const suffix = ROUNDS > 1 ? `${round}` : ""
-    // E1 first: E, the figure of the goal, is measured right before D.
-    const E1 = yield* measureE(5000, `E1${suffix}`, light)
-    const eProfile = profilePath(process.env.BENCH_CPU_PROFILE, "cpuprofile", `E${suffix}`)
-    if (eProfile) yield* Effect.promise(() => startProfile())
-    const E = yield* measureE(5000, `E${suffix}`)
-    if (eProfile) yield* Effect.promise(() => stopProfile(eProfile))
-    const D = yield* diagnosed(`D${suffix}`, throughput(null))
-    const O = yield* diagnosed(`O${suffix}`, throughput(CONVERSATIONS))
-    rounds.push({ E, E1, D, O })
+    const { D, E, E1, O } = yield* enginePhase(Effect.gen(function*() {
+      // E1 first: E, the figure of the goal, is measured right before D.
+      const E1 = yield* measureE(5000, `E1${suffix}`, light)
+      const eProfile = profilePath(process.env.BENCH_CPU_PROFILE, "cpuprofile", `E${suffix}`)
+      if (eProfile) yield* Effect.promise(() => startProfile())
+      const E = yield* measureE(5000, `E${suffix}`)
+      if (eProfile) yield* Effect.promise(() => stopProfile(eProfile))
+      const D = yield* diagnosed(`D${suffix}`, throughput(null))
+      const O = yield* diagnosed(`O${suffix}`, throughput(CONVERSATIONS))
+      return { D, E, E1, O }
+    }))
+    const B = peers ? yield* peer(() => bullmqRun(`${receiver.url}/hook`, EVENTS, arrivedNow)) : NaN
+    const L = peers ? yield* peer(() => skipLockedRun(scratchUrl.href, `${receiver.url}/hook`, EVENTS, arrivedNow)) : NaN
+    rounds.push({ E, E1, D, O, B, L })
+    console.error(`round ${round}: D ${fmt(D)}, O ${fmt(O)}, BullMQ ${fmt(B)}, loop ${fmt(L)} ev/s`)
   }
-  const E = median(rounds.map((r) => r.E))
-  const E1 = median(rounds.map((r) => r.E1))
-  const DE1 = median(rounds.map((r) => r.D / r.E1))
   const D = median(rounds.map((r) => r.D))
-  const O = median(rounds.map((r) => r.O))
-  const DE = median(rounds.map((r) => r.D / r.E))
-  const OD = median(rounds.map((r) => r.O / r.D))
 
   // (c) latency at 50 % of D: small batches every 10 ms, commit -> receipt.
   const rate = D / 2
+  resetPeakRss()
   const committed = new Map<string, number>()
   const before = yield* delivered
   const ticks = LATENCY_SECONDS * 100
@@ -444,6 +338,7 @@ const main = Effect.gen(function*() {
     if (wait > 0) yield* Effect.sleep(Duration.millis(wait))
   }
   yield* settle(before, sent)
+  enginePeak = Math.max(enginePeak, peakRssMb())
   const latencies = (yield* receipts).filter(([id]) => committed.has(id)).map(([id, at]) => at - committed.get(id)!)
     .sort((a, b) => a - b)
 
@@ -458,24 +353,10 @@ const main = Effect.gen(function*() {
     where d.event_id = any(${[...committed.keys()]}::text[])`
   if (process.env.BENCH_STAGES) console.log("stages (ms)", stages)
 
-  const p50 = percentile(latencies, 50)
-  const p99 = percentile(latencies, 99)
-  const lines = [
-    ...rounds.map((r, i) =>
-      `round ${i + 1}: E ${fmt(r.E)} req/s (E1 ${fmt(r.E1)}), D ${fmt(r.D)} ev/s, O ${fmt(r.O)} ev/s, ` +
-      `D/E ${ratio(r.D / r.E)} (D/E1 ${ratio(r.D / r.E1)}), O/D ${ratio(r.O / r.D)}`
-    ),
-    `medians of ${ROUNDS} round(s):`,
-    `E  (transport -> echo, 128 concurrent)      ${fmt(E)} req/s   (a delivery's request: ${shape(delivery)})`,
-    `D  (end to end, unordered, 1 subscription)  ${fmt(D)} ev/s          goal >= 2,000   ${D >= 2000 ? "ok" : "MISSED"}`,
-    `D/E                                         ${ratio(DE)}              goal >= 0.40    ${DE >= 0.4 ? "ok" : "MISSED"}`,
-    `E1 (the former E: ${shape(light)})     ${fmt(E1)} req/s   D/E1 ${ratio(DE1)}`,
-    ...(E0 === undefined ? [] : [`E0 (safeFetch in fibers, E1's request)     ${fmt(E0)} req/s   D/E0 ${ratio(D / E0)}`]),
-    `latency at ${fmt(rate)} ev/s (50% of D), n=${latencies.length}:  p50 ${p50} ms, p99 ${p99} ms   goal p99 <= 100 ms   ${p99 <= 100 ? "ok" : "MISSED"}`,
-    `O  (ordered, ${CONVERSATIONS} conversations)          ${fmt(O)} ev/s   O/D ${ratio(OD)}  goal >= 0.85    ${OD >= 0.85 ? "ok" : "MISSED"}`
-  ]
-  console.log(`\nbench:delivery (${EVENTS} events per throughput run, Postgres ${parseDatabaseUrl(databaseUrl).host})\n` +
-    lines.join("\n"))
+  console.log(report({
+    rounds, E0, rate, latencies: latencies.length, p50: percentile(latencies, 50), p99: percentile(latencies, 99),
+    enginePeakMb: enginePeak, events: EVENTS, conversations: CONVERSATIONS, delivery: shape(delivery), light: shape(light)
+  }))
 })
 
 const program = Effect.gen(function*() {

@@ -34,7 +34,8 @@ import { type ChildProcess, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { cpuSeconds, freePort, median, peakRssMb, query, stop, waitFor, withBenchServer } from "./support.js"
+import { peakRssMb } from "./rss.js"
+import { cpuSeconds, freePort, median, query, stop, waitFor, withBenchServer } from "./support.js"
 
 const here = dirname(fileURLToPath(import.meta.url))
 const serverDir = join(here, "..")

@@ -6,6 +6,7 @@ import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import pg from "pg"
+import { mb, peakRssMb } from "./rss.js"
 
 /** The Node flags the start scripts launch the server with (see the server README). */
 export const SERVER_NODE_FLAGS = ["--max-semi-space-size=32"]
@@ -73,7 +74,7 @@ export interface BenchServer {
   readonly base: string
   /** The scratch database the server runs on. */
   readonly databaseUrl: string
-  /** The server's process id (its peak RSS: `peakRssMb`). */
+  /** The server's process id (its memory: rss.ts). */
   readonly pid: number
 }
 
@@ -83,16 +84,6 @@ export const cpuSeconds = (pid: number) => {
     // Fields after the command's closing parenthesis: state is the 3rd field, utime the 14th, stime the 15th.
     const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")
     return (Number(fields[11]) + Number(fields[12])) / 100
-  } catch {
-    return NaN
-  }
-}
-
-/** A process's peak resident set so far (VmHWM), in MB; NaN where /proc is not there. */
-export const peakRssMb = (pid: number) => {
-  try {
-    const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))
-    return match ? Number(match[1]) / 1024 : NaN
   } catch {
     return NaN
   }
@@ -152,6 +143,11 @@ export const withBenchServer = async <A>(
     await Promise.race([waitFor(`${base}/healthz`, 180_000), exited])
     return await use({ base, databaseUrl: scratch.toString(), pid: server.pid! })
   } finally {
+    // Every bench on the real server reports its peak memory (issue 43: none above 400 MB).
+    if (server?.pid !== undefined && server.exitCode === null) {
+      const peak = peakRssMb(server.pid)
+      console.log(`server peak RSS (VmHWM): ${mb(peak)}   goal <= 400 MB   ${peak <= 400 ? "ok" : "MISSED"}`)
+    }
     await stop(server)
     await query(adminUrl, `drop database if exists ${dbName} with (force)`).catch((e) => console.error("drop failed", e))
     rmSync(dataDir, { recursive: true, force: true })
