@@ -58,7 +58,6 @@ const LATENCY_SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3))
 const CONVERSATIONS = 1000
 
-
 const main = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const secrets = yield* Secrets
@@ -291,6 +290,7 @@ const main = Effect.gen(function*() {
       resetPeakRss()
       const a = yield* phase
       enginePeak = Math.max(enginePeak, peakRssMb())
+      console.error(`peak RSS of the phase ${Math.round(peakRssMb())} MB, heap used ${Math.round(process.memoryUsage().heapUsed / 2 ** 20)} MB`)
       return a
     })
 
@@ -384,7 +384,12 @@ const program = Effect.gen(function*() {
     yield* deliveryWorkers({ dispatchBatch: 100 })
     yield* main
   }).pipe(Effect.scoped, Effect.provide(Engine))
-}).pipe(Effect.scoped, Effect.ensuring(Effect.promise(closeSafeHttpPools)))
+}).pipe(
+  Effect.scoped,
+  Effect.ensuring(Effect.promise(closeSafeHttpPools)),
+  // As the server runs without OTEL_EXPORTER_OTLP_ENDPOINT (tracing.ts, TracingOff): spans nobody reads otherwise.
+  Effect.withTracerEnabled(false)
+)
 
 Effect.runPromise(program).then(
   () => process.exit(0),

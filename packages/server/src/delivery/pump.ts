@@ -186,7 +186,7 @@ export const runPump = (parts: PumpParts, options: PumpOptions = {}): Effect.Eff
       const { body, headers } = request(row, entry, claimedAt.getTime())
       const controller = new AbortController()
       running.set(controller, { id: row.id, lease: claimedAt })
-      const span = startAttemptSpan(spans, "normalized", row.trace_parent, attemptAttributes(row))
+      const span = spans && startAttemptSpan(spans, "normalized", row.trace_parent, attemptAttributes(row))
       void transport.send(entry.url, headers, body, controller).then((outcome) => {
         endAttemptSpan(span, outcome)
         if (!running.delete(controller)) return
