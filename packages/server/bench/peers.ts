@@ -134,26 +134,33 @@ export const skipLockedRun = async (
   let done = false
   let recorded = 0
   const claimer = async () => {
-    while (!done) {
-      const { rows } = await pool.query<{ id: string; event_id: string; body: string }>(
-        `update peer_jobs set status = 'running', locked_at = now(), attempts = attempts + 1
-         where id in (select id from peer_jobs where status = 'pending' order by id for update skip locked limit $1)
-         returning id, event_id, body`,
-        [batch]
-      )
-      if (rows.length === 0) {
-        await new Promise((r) => setTimeout(r, 5))
-        continue
+    while (!done) await claimOnce().catch(() => new Promise((r) => setTimeout(r, 50)))
+  }
+  /** One claim, its POSTs and their record (a failed statement is tried again by `claimer`). */
+  const claimOnce = async () => {
+    const { rows } = await pool.query<{ id: string; event_id: string; body: string }>(
+      `update peer_jobs set status = 'running', locked_at = now(), attempts = attempts + 1
+       where id in (select id from peer_jobs where status = 'pending' order by id for update skip locked limit $1)
+       returning id, event_id, body`,
+      [batch]
+    )
+    if (rows.length === 0) return new Promise((r) => setTimeout(r, 5))
+    const statuses = await Promise.all(rows.map((r) => post(url, r.event_id, r.body).catch(() => 0)))
+    // The record is tried until it lands (a busy server may refuse a connection for a while).
+    for (;;) {
+      try {
+        await pool.query(
+          `update peer_jobs j set status = case when r.status between 200 and 299 then 'done' else 'pending' end,
+                  response_status = r.status, done_at = now()
+           from unnest($1::bigint[], $2::int[]) as r(id, status) where j.id = r.id`,
+          [rows.map((r) => r.id), statuses]
+        )
+        break
+      } catch {
+        await new Promise((r) => setTimeout(r, 50))
       }
-      const statuses = await Promise.all(rows.map((r) => post(url, r.event_id, r.body).catch(() => 0)))
-      await pool.query(
-        `update peer_jobs j set status = case when r.status between 200 and 299 then 'done' else 'pending' end,
-                response_status = r.status, done_at = now()
-         from unnest($1::bigint[], $2::int[]) as r(id, status) where j.id = r.id`,
-        [rows.map((r) => r.id), statuses]
-      )
-      recorded += statuses.filter((s) => s >= 200 && s < 300).length
     }
+    recorded += statuses.filter((s) => s >= 200 && s < 300).length
   }
   try {
     const all = [...events(n)]
