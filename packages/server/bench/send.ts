@@ -35,7 +35,8 @@ import { randomBytes } from "node:crypto"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { peakRssMb } from "./rss.js"
-import { cpuSeconds, freePort, median, query, stop, waitFor, withBenchServer } from "./support.js"
+import { cpuMs } from "./process-cpu.js"
+import { freePort, median, query, stop, waitFor, withBenchServer } from "./support.js"
 
 const here = dirname(fileURLToPath(import.meta.url))
 const serverDir = join(here, "..")
@@ -73,7 +74,7 @@ const databaseCpu = async (): Promise<Map<number, number>> => {
   // A figure, not a condition of the run: a refused connection (a shared server's max_connections) leaves it blank.
   const answer = await query(targetPids.database, `select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`)
     .catch(() => undefined)
-  return new Map((answer?.rows ?? []).map((r: { pid: number }) => [r.pid, cpuSeconds(r.pid)]))
+  return new Map((answer?.rows ?? []).map((r: { pid: number }) => [r.pid, cpuMs(r.pid) / 1000]))
 }
 
 const load = async (url: string, key: string, channels: ReadonlyArray<number>, rate: number, duration: number, idempotency: boolean) => {
@@ -91,7 +92,7 @@ const load = async (url: string, key: string, channels: ReadonlyArray<number>, r
 const loadOnly = (url: string, key: string, channels: ReadonlyArray<number>, rate: number, duration: number, idempotency: boolean) =>
   new Promise<Result>((resolve, reject) => {
     const pid = url.includes("/platform/v1/") ? targetPids.platform : targetPids.bare
-    const cpuBefore = pid === undefined ? NaN : cpuSeconds(pid)
+    const cpuBefore = pid === undefined ? NaN : cpuMs(pid) / 1000
     const args = [url, key, channels.join(","), String(Math.round(rate)), String(duration), String(connections), String(peers), idempotency ? "1" : "0"]
     const child = spawn(process.execPath, ["--import", "tsx", join(here, "send-load.ts"), ...args], {
       cwd: serverDir,
@@ -103,7 +104,7 @@ const loadOnly = (url: string, key: string, channels: ReadonlyArray<number>, rat
     child.on("exit", (code) => {
       if (code !== 0) return reject(new Error(`load exited ${code}`))
       const result = JSON.parse(out) as Result
-      const cpu = pid === undefined ? NaN : cpuSeconds(pid) - cpuBefore
+      const cpu = pid === undefined ? NaN : cpuMs(pid) / 1000 - cpuBefore
       result.cpuMs = (cpu * 1000) / Math.max(1, result.total - result.non2xx)
       resolve(result)
     })

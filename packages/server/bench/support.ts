@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
-import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { mkdtempSync, rmSync } from "node:fs"
 import { createServer } from "node:http"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
@@ -76,17 +76,6 @@ export interface BenchServer {
   readonly databaseUrl: string
   /** The server's process id (its memory: rss.ts). */
   readonly pid: number
-}
-
-/** CPU seconds (user + system) a process has used so far, from /proc; NaN where /proc is not there. */
-export const cpuSeconds = (pid: number) => {
-  try {
-    // Fields after the command's closing parenthesis: state is the 3rd field, utime the 14th, stime the 15th.
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")
-    return (Number(fields[11]) + Number(fields[12])) / 100
-  } catch {
-    return NaN
-  }
 }
 
 /**

@@ -52,6 +52,15 @@ const INBOUND_PLANNER = { enable_seqscan: "off" }
  * same rows and index pages, on the same cores. Measured with `bench:inbound` at the
  * unlimited rate on 2 cores: 2 writers 2,590-2,630 msg/s, p99 28-31 ms, 8-10
  * messages per statement; 1 writer 4,180 msg/s, p99 15 ms, 14 per statement.
+ * Tried again with the batches in flight kept apart (never two holding the same
+ * conversation, message or status target; one starting beside another only with
+ * >= 4 POSTs), up to 3 writers, on a loaded 2-core machine (load 11-18), runs
+ * alternating with 1 writer: Postgres CPU per message rose from 163-235 us to
+ * 263-345 us (6-7 POSTs per statement instead of 12-14), the server's peak RSS
+ * went to 506 and 531 MB in two of seven runs (360-384 in the others; 1 writer
+ * 364-374), and the rate was no better beside the
+ * bare handler (offered 2000, 3000 and max: 0.30-0.88 x with 3 writers,
+ * 0.23-0.61 x with 1, same sittings). The machine's CPU bounds it: one writer stays.
  */
 
 /** A POST waiting for its batch. */
