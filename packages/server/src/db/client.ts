@@ -303,13 +303,32 @@ export const embeddedConnection = (options: { readonly dataDir?: string | undefi
  */
 export const EMBEDDED_CONNECTIONS = 1
 
-/** Runs every pending migration; safe to call from several processes at once. */
+/** Runs every pending migration (one process at a time: see `migrateUnbounded`). */
 export const migrate = Migrator.make({})({ loader: Migrator.fromRecord(migrations), table: "platform_migrations" })
+
+/** The advisory lock under which a process migrates (its own key; see demo.ts and fan-out.ts for the others). */
+const MIGRATION_LOCK = 0x706c_6d01
+
+/*
+ * The migrator locks its table, but first creates it (`create table if not exists`),
+ * and two processes doing that at the same moment on an empty database collide in
+ * the catalog: one fails with "duplicate key value violates unique constraint
+ * pg_type_typname_nsp_index" (seen when four processes of a deployment started
+ * together). A session advisory lock on the migrating connection, the pool's only
+ * one, lets one process migrate while the others wait, then find nothing to do.
+ */
+const migrateAlone = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+  Effect.acquireUseRelease(
+    sql`select pg_advisory_lock(${MIGRATION_LOCK})`,
+    () => migrate,
+    () => Effect.ignore(sql`select pg_advisory_unlock(${MIGRATION_LOCK})`)
+  ))
 
 /**
  * Runs `migrate` on a connection of its own without the statement bounds: a
  * migration may rewrite a large table, and a process starting beside another waits
- * on the migration table's lock for as long as the other's migrations take.
+ * on the migration lock for as long as the other's migrations take. Safe to call
+ * from several processes at once.
  */
 export const migrateUnbounded = (connection: Connection) =>
   Effect.acquireRelease(
@@ -321,7 +340,7 @@ export const migrateUnbounded = (connection: Connection) =>
     endPool
   ).pipe(
     Effect.flatMap((pool) =>
-      Effect.provide(migrate, PgClient.layerFromPool({ acquire: Effect.succeed(pool), types: types as never }))
+      Effect.provide(migrateAlone, PgClient.layerFromPool({ acquire: Effect.succeed(pool), types: types as never }))
     ),
     Effect.scoped
   )
