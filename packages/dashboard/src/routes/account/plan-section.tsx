@@ -8,7 +8,7 @@ import { ErrorBox } from "../../components/error-box"
 import { Loading } from "../../components/states"
 import { useSession } from "../../session"
 import { useResource } from "../../use-resource"
-import { Meter } from "../overview/overview-page"
+import { UsageMeters } from "../overview/overview-page"
 
 const n = (value: number) => value.toLocaleString()
 
@@ -42,14 +42,7 @@ export const PlanSection = () => {
       <ErrorBox error={billing.error} />
       {billing.loading && billing.data === undefined ? <Loading what="usage" /> : null}
       {billing.data ? (
-        <div className="meters" aria-label={`Usage in ${billing.data.usage.period}`} role="group">
-          <Meter label="Inbound messages" used={billing.data.usage.inbound_messages} limit={billing.data.limits.inbound_messages_per_month} />
-          <Meter label="Template messages" used={billing.data.usage.template_messages} limit={billing.data.limits.template_messages_per_month} />
-          <Meter label="Channels" used={billing.data.usage.channels} limit={billing.data.limits.channels} />
-          {billing.data.limits.broadcasts_enabled
-            ? <Meter label="Broadcasts" used={billing.data.usage.broadcasts} limit={billing.data.limits.broadcasts_per_month} />
-            : <p className="muted">Broadcasts are not part of the {billing.data.plan} plan.</p>}
-        </div>
+        <UsageMeters billing={billing.data} label={`Usage in ${billing.data.usage.period}`} />
       ) : null}
       <h3>Change plan</h3>
       {!owner ? <p className="muted">Only the account's owner can change the plan.</p> : null}

@@ -6,10 +6,22 @@ import { Link } from "../../router"
 import { useSession } from "../../session"
 import { useResource } from "../../use-resource"
 
-export const Meter = ({ label, used, limit }: { label: string; used: number; limit: number }) => (
+const Meter = ({ label, used, limit }: { label: string; used: number; limit: number }) => (
   <div className="meter">
     <div className="meter-label"><span>{label}</span><span>{used.toLocaleString()} of {limit.toLocaleString()}</span></div>
     <meter min={0} max={Math.max(limit, 1)} value={Math.min(used, limit)} high={limit * 0.8} optimum={0} aria-label={`${label}: ${used} of ${limit}`} />
+  </div>
+)
+
+/** This month's usage against each of the plan's quotas (broadcasts only where the plan has them). */
+export const UsageMeters = ({ billing, label }: { billing: Billing; label?: string }) => (
+  <div className="meters" {...(label === undefined ? {} : { "aria-label": label, role: "group" })}>
+    <Meter label="Inbound messages" used={billing.usage.inbound_messages} limit={billing.limits.inbound_messages_per_month} />
+    <Meter label="Template messages" used={billing.usage.template_messages} limit={billing.limits.template_messages_per_month} />
+    <Meter label="Channels" used={billing.usage.channels} limit={billing.limits.channels} />
+    {billing.limits.broadcasts_enabled
+      ? <Meter label="Broadcasts" used={billing.usage.broadcasts} limit={billing.limits.broadcasts_per_month} />
+      : <p className="muted">Broadcasts are not part of the {billing.plan} plan.</p>}
   </div>
 )
 
@@ -26,14 +38,7 @@ export const OverviewPage = () => {
         <ErrorBox error={billing.error} />
         {billing.loading && billing.data === undefined ? <Loading what="usage" /> : null}
         {billing.data ? (
-          <div className="meters">
-            <Meter label="Inbound messages" used={billing.data.usage.inbound_messages} limit={billing.data.limits.inbound_messages_per_month} />
-            <Meter label="Template messages" used={billing.data.usage.template_messages} limit={billing.data.limits.template_messages_per_month} />
-            <Meter label="Channels" used={billing.data.usage.channels} limit={billing.data.limits.channels} />
-            {billing.data.limits.broadcasts_enabled
-              ? <Meter label="Broadcasts" used={billing.data.usage.broadcasts} limit={billing.data.limits.broadcasts_per_month} />
-              : <p className="muted">Broadcasts are not part of the {billing.data.plan} plan.</p>}
-          </div>
+          <UsageMeters billing={billing.data} />
         ) : null}
       </section>
       <section aria-labelledby="start">
