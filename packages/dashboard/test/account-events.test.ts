@@ -245,7 +245,8 @@ describe("the account, block list, live events and sandbox pages in a real brows
     const held = await Promise.all(Array.from({ length: 10 }, async () => {
       const controller = new AbortController()
       const response = await fetch(`${server.baseUrl}/platform/v1/events/stream`, { headers: { cookie }, signal: controller.signal })
-      return { controller, status: response.status }
+      // The response is kept: undici cancels the body of a response it garbage-collects, which would close the stream and free its slot.
+      return { controller, status: response.status, response }
     }))
     onTestFinished(() => held.forEach((h) => h.controller.abort()))
     expect(held.map((h) => h.status)).toEqual(Array(10).fill(200))
