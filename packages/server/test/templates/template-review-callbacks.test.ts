@@ -41,8 +41,12 @@ layer(MessagingTestServer(), { timeout: 120_000, excludeTestServices: true })("t
         (rows) => (rows[0]?.meta_status === "approved" ? rows[0] : undefined)
       ))
       expect(approved.meta_status).toBe("approved")
-      const posted = state.webhooks.find((w) => w.body?.includes(`"message_template_id":${big.meta_template_id},`))
-      expect(posted?.status).toBe(200)
+      // The row is approved when the platform commits, a moment before the simulator reads the answer to its POST.
+      const posted = yield* eventually(Effect.sync(() => {
+        const webhook = state.webhooks.find((w) => w.body?.includes(`"message_template_id":${big.meta_template_id},`))
+        return webhook?.status === undefined ? undefined : webhook
+      }))
+      expect(posted.status).toBe(200)
 
       const got = yield* request("GET", `/platform/v1/templates/${big.id}`, { key: s.key })
       expect(got.body).toMatchObject({ meta_status: "approved", meta_template_id: big.meta_template_id })
