@@ -254,7 +254,7 @@ const main = async () => {
       const [stored] = (await query(scratch, `select count(*)::int as n from messages where direction = 'outbound'`)).rows
       const [bareStored] = (await query(scratch, `select count(*)::int as n from bare_sent`)).rows
       console.log(`recorded: ${stored.n} outbound messages by the server, ${bareStored.n} rows by the bare proxy (measured runs plus warm-up)`)
-    }, { entry: "dist" })
+    })
   } finally {
     await stop(bare)
     await stop(simulator)

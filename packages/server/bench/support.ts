@@ -79,12 +79,13 @@ export interface BenchServer {
 }
 
 /**
- * Runs `use` against the real server (src/main.ts, launched with the start
- * scripts' Node flags) in its own process on a scratch database created beside
- * `adminUrl`; the server, its data dir and the database are gone afterwards.
- * `env.PORT`, when given, is the port it listens on (a free one otherwise). With
- * `entry: "dist"` the server is the build (dist/main.js, as `npm start` runs it),
- * which the bench's npm script builds first.
+ * Runs `use` against the real server in its own process on a scratch database
+ * created beside `adminUrl`; the server, its data dir and the database are gone
+ * afterwards. The server is the build (dist/main.js with the start script's Node
+ * flags, as `npm start` runs it; the bench's npm script builds it first), so its
+ * memory and CPU are production's, not those of a TypeScript loader; `entry:
+ * "source"` runs src/main.ts through tsx instead. `env.PORT`, when given, is the
+ * port it listens on (a free one otherwise).
  */
 export const withBenchServer = async <A>(
   name: string,
@@ -107,7 +108,7 @@ export const withBenchServer = async <A>(
     const flags = profile ? [...SERVER_NODE_FLAGS, "--cpu-prof", `--cpu-prof-dir=${profile}`] : SERVER_NODE_FLAGS
     // BENCH_SERVER_DIST=<dir under packages/server>: another build of the server (a before/after comparison).
     const dist = process.env.BENCH_SERVER_DIST ?? "dist"
-    const entry = options.entry === "dist" ? [join(serverDir, dist, "main.js")] : ["--import", "tsx", join(serverDir, "src/main.ts")]
+    const entry = options.entry !== "source" ? [join(serverDir, dist, "main.js")] : ["--import", "tsx", join(serverDir, "src/main.ts")]
     server = spawn(process.execPath, [...flags, ...entry], {
       cwd: serverDir,
       env: {

@@ -1,4 +1,5 @@
-import { HttpApiBuilder, HttpApiScalar, HttpServer } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServer from "@effect/platform/HttpServer"
 import { PlatformApi } from "@platform/shared"
 import { Effect, Layer, Option, Schedule } from "effect"
 import { createServer, type Server } from "node:http"
@@ -8,6 +9,7 @@ import { AppConfig } from "./config.js"
 import { DeliveryDomainLive, DomainLive } from "./services.js"
 import { InboundLive } from "./inbound/route.js"
 import { SandboxRoutesLive } from "./upstream/live.js"
+import { ApiDocsRoute } from "./http/api-docs.js"
 import { BodyLimitMiddleware } from "./http/body-limit.js"
 import { BroadcastsLive } from "./broadcasts/broadcasts-http.js"
 import { ChannelsLive } from "./channels/channels-http.js"
@@ -71,7 +73,7 @@ export const ApiLive = HttpApiBuilder.api(PlatformApi).pipe(
 /** The routes and middleware of the HTTP surface, without a listener. */
 export const HttpAppLive = Layer.mergeAll(
   HttpApiBuilder.middlewareOpenApi({ path: "/platform/v1/openapi.json" }),
-  HttpApiScalar.layer({ path: "/platform/v1/docs" }),
+  ApiDocsRoute,
   ValidationMiddleware,
   BodyLimitMiddleware,
   RequestContextMiddleware,

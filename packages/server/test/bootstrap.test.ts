@@ -62,7 +62,13 @@ layer(TestServer())("server bootstrap", (it) => {
       const res = yield* get("/platform/v1/docs")
       expect(res.status).toBe(200)
       expect(res.headers.get("content-type")).toContain("text/html")
-      expect(yield* Effect.promise(() => res.text())).toContain("openapi")
+      const page = yield* Effect.promise(() => res.text())
+      expect(page).toContain("openapi")
+      // Scalar's standalone script inline (loaded by the first request, see http/api-docs.ts), so the page works offline.
+      expect(page).toContain("@scalar/api-reference")
+      expect(page).toContain("<title>Messaging Developer Platform API</title>")
+      const again = yield* get("/platform/v1/docs")
+      expect(yield* Effect.promise(() => again.text())).toBe(page)
     }))
 
   it.effect("the migrations created every table of the product", () =>

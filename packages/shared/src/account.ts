@@ -1,4 +1,4 @@
-import { HttpApiSchema } from "@effect/platform"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import { Schema } from "effect"
 import { Channel } from "./channel.js"
 import { Id, Label, NonBlankString, Timestamp, optional, requestBody } from "./common.js"

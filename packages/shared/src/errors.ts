@@ -1,4 +1,4 @@
-import { HttpApiSchema } from "@effect/platform"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import { Schema } from "effect"
 import { UpstreamErrorEnvelope } from "./events.js"
 import { EventType } from "./events.js"

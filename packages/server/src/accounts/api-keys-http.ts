@@ -1,4 +1,4 @@
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { CurrentSession, PlatformApi } from "@platform/shared"
 import { Effect } from "effect"
 import { ApiKeys } from "../auth/api-keys.js"

@@ -1,4 +1,5 @@
-import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { PlatformApi, RateLimited, SESSION_COOKIE } from "@platform/shared"
 import { Effect, Option } from "effect"
 import { clearSessionCookie, setSessionCookie } from "../auth/dashboard-auth.js"

@@ -1,4 +1,4 @@
-import { HttpServerRequest } from "@effect/platform"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { CurrentPrincipal, SESSION_COOKIE } from "@platform/shared"
 import { Effect, Option } from "effect"
 import { ApiKeys, type KeyRecord } from "./api-keys.js"

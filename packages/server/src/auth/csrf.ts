@@ -1,4 +1,4 @@
-import type { HttpServerRequest } from "@effect/platform"
+import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"])
 

@@ -1,4 +1,6 @@
-import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { CsrfRejected, DashboardAuth, SameOrigin, SESSION_COOKIE, SESSION_TTL_DAYS, Unauthorized } from "@platform/shared"
 import { Duration, Effect, Layer, Option, Redacted } from "effect"
 import { AppConfig } from "../config.js"

@@ -1,4 +1,4 @@
-import { HttpRouter } from "@effect/platform"
+import * as HttpRouter from "@effect/platform/HttpRouter"
 import { PlatformApi, routeKey, type RouteSecurity, routeTable } from "@platform/shared"
 import { Effect } from "effect"
 

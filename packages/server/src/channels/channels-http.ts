@@ -1,4 +1,5 @@
-import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { CurrentPrincipal, PlatformApi } from "@platform/shared"
 import { Effect } from "effect"
 import { ChannelOperations } from "./channel-operations.js"

@@ -1,4 +1,5 @@
-import { type HttpServerRequest, Multipart } from "@effect/platform"
+import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as Multipart from "@effect/platform/Multipart"
 import { NodeHttpServerRequest, NodeMultipart } from "@effect/platform-node"
 import { ValidationFailed } from "@platform/shared"
 import { Cause, Effect, Option, Stream } from "effect"

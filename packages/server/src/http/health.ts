@@ -1,4 +1,5 @@
-import { HttpApiBuilder, HttpApiError } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpApiError from "@effect/platform/HttpApiError"
 import { SqlClient } from "@effect/sql"
 import { PlatformApi } from "@platform/shared"
 import { Duration, Effect } from "effect"

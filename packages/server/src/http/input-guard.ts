@@ -1,4 +1,5 @@
-import { HttpRouter, HttpServerRequest } from "@effect/platform"
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { InputGuard, SECRET_KEYS, ValidationFailed } from "@platform/shared"
 import { Effect, Layer } from "effect"
 

@@ -1,4 +1,4 @@
-import type { HttpServerRequest } from "@effect/platform"
+import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 
 /*
  * Kept on the request object itself (as the platform keeps its own "handled" mark):

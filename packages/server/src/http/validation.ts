@@ -1,15 +1,13 @@
-import {
-  HttpApi,
-  HttpApiBuilder,
-  HttpApiError,
-  HttpApiSchema,
-  HttpMethod,
-  HttpServerError,
-  HttpServerRequest,
-  HttpServerResponse,
-  Multipart
-} from "@effect/platform"
-import type { HttpApiEndpoint } from "@effect/platform"
+import * as HttpApi from "@effect/platform/HttpApi"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpApiError from "@effect/platform/HttpApiError"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as HttpMethod from "@effect/platform/HttpMethod"
+import * as HttpServerError from "@effect/platform/HttpServerError"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as Multipart from "@effect/platform/Multipart"
+import type * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import { PlatformApi, ValidationFailed } from "@platform/shared"
 import { Effect, Option, Predicate, SchemaAST as AST } from "effect"
 import { overLimit, payloadTooLarge } from "./body-limit.js"

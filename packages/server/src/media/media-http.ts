@@ -1,4 +1,7 @@
-import { HttpApiBuilder, HttpApp, HttpRouter, HttpServerResponse } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { CurrentPrincipal, MediaFromUrl, PlatformApi, ValidationFailed } from "@platform/shared"
 import { Effect, Schema } from "effect"
 import { formParts, isMultipart } from "../http/file-form.js"

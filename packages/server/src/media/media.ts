@@ -1,4 +1,4 @@
-import { Multipart } from "@effect/platform"
+import * as Multipart from "@effect/platform/Multipart"
 import { SqlClient } from "@effect/sql"
 import {
   ChatOnly,

@@ -1,4 +1,4 @@
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { CurrentPrincipal, PlatformApi } from "@platform/shared"
 import { Effect } from "effect"
 import { MessageHistory } from "./message-history.js"

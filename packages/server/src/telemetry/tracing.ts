@@ -1,5 +1,6 @@
 import { NodeSdk } from "@effect/opentelemetry"
-import { HttpClient, HttpMiddleware } from "@effect/platform"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http"
 import { SpanKind } from "@opentelemetry/api"
 import {

@@ -1,4 +1,4 @@
-import { Multipart } from "@effect/platform"
+import * as Multipart from "@effect/platform/Multipart"
 import { ValidationFailed } from "@platform/shared"
 import { Chunk, Data, Effect, Stream } from "effect"
 import { bodyIssue, channelFileForm, unreadableForm } from "../http/file-form.js"

@@ -1,4 +1,6 @@
-import { HttpApiBuilder, HttpApp, HttpServerResponse } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { CurrentPrincipal, PlatformApi, ValidationFailed } from "@platform/shared"
 import { Effect } from "effect"
 import { formParts, isMultipart } from "../http/file-form.js"

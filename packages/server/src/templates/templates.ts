@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { type HeaderMediaResult, StatusLocked, type TemplateListQuery } from "@platform/shared"
-import type { Multipart } from "@effect/platform"
+import type * as Multipart from "@effect/platform/Multipart"
 import { Clock, Effect, type Stream } from "effect"
 import { Upstream } from "../upstream/upstream.js"
 import { ChannelCredentialsCache } from "../channels/channel-credentials.js"

@@ -1,4 +1,6 @@
-import { HttpClient, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import type { HttpClientError } from "@effect/platform/HttpClientError"
 import { Cause, Duration, Effect, Exit, Option, ParseResult, Redacted, Schedule, Schema, type Scope } from "effect"
 import { observeUpstreamCall } from "../telemetry/metrics.js"

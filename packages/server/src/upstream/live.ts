@@ -1,4 +1,4 @@
-import { FetchHttpClient } from "@effect/platform"
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import { Effect, Layer } from "effect"
 import { AppConfig } from "../config.js"
 import { SandboxRoutes } from "./sandbox/router.js"

@@ -1,4 +1,4 @@
-import { HttpClientRequest } from "@effect/platform"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import { Chunk, Effect, Option, Schema, Stream } from "effect"
 import { type GraphClient, requireChat, requireSocial, Success } from "./client.js"
 import type { ChannelCredentials } from "./credentials.js"

@@ -1,4 +1,4 @@
-import { HttpClientRequest } from "@effect/platform"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import { Effect, Schema } from "effect"
 import { type GraphClient, requireWaba, Success } from "./client.js"
 import type { ChannelCredentials } from "./credentials.js"

@@ -1,4 +1,4 @@
-import { HttpClient } from "@effect/platform"
+import * as HttpClient from "@effect/platform/HttpClient"
 import { type Duration, Effect, Layer, Option } from "effect"
 import { AppConfig } from "../config.js"
 import { RedisClient } from "../redis/redis-client.js"

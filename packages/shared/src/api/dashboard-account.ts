@@ -1,4 +1,6 @@
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { noQueryParams } from "../common.js"
 import { Account, AccountPatch, Billing, Conflict, InsufficientRole, Me, PlanChange } from "../account.js"
 import { wire } from "../errors.js"

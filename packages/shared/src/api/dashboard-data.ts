@@ -1,4 +1,6 @@
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { noQueryParams, queryParams } from "../common.js"
 import { Contact, ContactList, ContactListQuery } from "../contact.js"
 import { Conversation, ConversationList, ConversationListQuery } from "../conversation.js"

@@ -1,4 +1,5 @@
-import { HttpApi, OpenApi } from "@effect/platform"
+import * as HttpApi from "@effect/platform/HttpApi"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { DatabaseUnavailable, wire } from "../errors.js"
 import { BroadcastsGroup } from "./broadcasts.js"
 import { ChannelsGroup } from "./channels.js"

@@ -1,4 +1,4 @@
-import { HttpApi } from "@effect/platform"
+import * as HttpApi from "@effect/platform/HttpApi"
 import { Context, Option } from "effect"
 import type { Scope } from "../scopes.js"
 import { ApiKeyAuth, CookieAllowed, RequiredScope } from "./security.js"

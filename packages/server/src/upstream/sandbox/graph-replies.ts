@@ -3,7 +3,8 @@
  * envelope and the errors it answers most) and reading a JSON or form body the way
  * Graph tolerates them.
  */
-import { type HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect } from "effect"
 import { newTraceId } from "./ids.js"
 import type { SandboxErrorCase } from "./magic.js"

@@ -1,4 +1,4 @@
-import { HttpClient } from "@effect/platform"
+import * as HttpClient from "@effect/platform/HttpClient"
 import { Clock, Effect } from "effect"
 import { AppConfig } from "../../config.js"
 import { UpstreamRequestInvalid } from "../errors.js"

@@ -3,7 +3,9 @@
  * `/{page-id}/message_attachments` (Messenger, Instagram), a media id's URL and its
  * deletion, and the bytes behind the URL at `/__media/{id}`.
  */
-import { type HttpServerRequest, HttpServerResponse, Multipart } from "@effect/platform"
+import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as Multipart from "@effect/platform/Multipart"
 import { createHash } from "node:crypto"
 import { Chunk, Effect, Stream } from "effect"
 import { graphError, invalidParameter, json, unknownObject, unsupportedMethod } from "./graph-replies.js"

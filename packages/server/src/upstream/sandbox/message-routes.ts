@@ -3,7 +3,7 @@
  * WhatsApp or Instagram send (or read receipt, typing indicator, reaction) answered
  * as Meta does, its status callbacks scheduled, and the magic recipients' errors.
  */
-import type { HttpServerRequest } from "@effect/platform"
+import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { randomBytes } from "node:crypto"
 import { Clock, Effect } from "effect"
 import { graphError, invalidParameter, type Json, json, magicError, readJson, str, unsupportedMethod } from "./graph-replies.js"

@@ -3,7 +3,7 @@
  * exchange, the user's Pages and Instagram accounts, registering a phone number and
  * subscribing the app to a WABA's webhooks.
  */
-import type { HttpServerRequest } from "@effect/platform"
+import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { createHash, randomBytes } from "node:crypto"
 import { Effect, Redacted } from "effect"
 import { graphError, invalidParameter, json, readForm, readJson, unsupportedMethod } from "./graph-replies.js"

@@ -3,7 +3,7 @@
  * its two-step verification PIN, `/{phone-number-id}/whatsapp_business_profile` and
  * `/{phone-number-id}/block_users`.
  */
-import type { HttpServerRequest } from "@effect/platform"
+import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Effect } from "effect"
 import { invalidParameter, type Json, json, readJson, unsupportedMethod } from "./graph-replies.js"
 import { newTraceId } from "./ids.js"

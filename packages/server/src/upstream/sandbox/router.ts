@@ -3,7 +3,9 @@
  * call, checks the access token and hands the request to the routes of the resource
  * it names (messages, templates, media, uploads, phone numbers, onboarding).
  */
-import { HttpApiBuilder, HttpRouter, HttpServerRequest } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Clock, Effect, Layer } from "effect"
 import { graphError, json, magicError, readJson, unsupportedMethod } from "./graph-replies.js"
 import { SANDBOX_ERROR_CASES, SANDBOX_EXPIRED_TOKEN } from "./magic.js"

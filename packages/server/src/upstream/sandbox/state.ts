@@ -1,4 +1,4 @@
-import { HttpClient } from "@effect/platform"
+import * as HttpClient from "@effect/platform/HttpClient"
 import { Clock, Duration, Effect, FiberSet } from "effect"
 import { AppConfig } from "../../config.js"
 import type { ChatLine } from "./payloads.js"

@@ -5,7 +5,7 @@
  * approved, except names starting `review_`, which stay under review (no callback)
  * so that what a pending template refuses can be tried at leisure.
  */
-import type { HttpServerRequest } from "@effect/platform"
+import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Effect } from "effect"
 import { graphError, invalidParameter, type Json, json, readJson, str, unsupportedMethod } from "./graph-replies.js"
 import { newGraphId } from "./ids.js"

@@ -3,7 +3,7 @@
  * pictures are made of): `/{app-id}/uploads` opens a session, a POST to the
  * session's id sends the whole file and answers its handle.
  */
-import type { HttpServerRequest } from "@effect/platform"
+import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { createHash, randomBytes } from "node:crypto"
 import { Effect } from "effect"
 import { graphError, invalidParameter, json, unknownObject, unsupportedMethod } from "./graph-replies.js"

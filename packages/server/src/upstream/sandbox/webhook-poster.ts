@@ -1,4 +1,5 @@
-import { HttpClient, HttpClientRequest } from "@effect/platform"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import { Duration, Effect, Redacted, Schema } from "effect"
 import type { AppConfig } from "../../config.js"
 import { metaJsonStringify, signHubSignature } from "../hub-signature.js"
