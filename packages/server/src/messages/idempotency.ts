@@ -8,6 +8,8 @@ import {
 } from "@platform/shared"
 import { Effect } from "effect"
 import { createHash } from "node:crypto"
+import { PgPool } from "../db/client.js"
+import { makePrepared } from "../db/prepared.js"
 
 /** A response kept for replay: status and the exact JSON body bytes. */
 export interface StoredResponse {
@@ -75,9 +77,10 @@ export const parseIdempotencyKey = (value: string | undefined): Effect.Effect<st
 export class Idempotency extends Effect.Service<Idempotency>()("@platform/server/Idempotency", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const prepared = makePrepared(yield* Effect.serviceOption(PgPool))
 
     const attempt = (accountId: number, key: string, hash: string) =>
-      sql<Row>`
+      prepared(sql<Row>`
         with claim as (
           insert into idempotency_keys as k (developer_account_id, key, request_hash, expires_at)
           values (${accountId}, ${key}, ${hash}, now() + make_interval(hours => ${IDEMPOTENCY_TTL_HOURS}))
@@ -93,7 +96,7 @@ export class Idempotency extends Effect.Service<Idempotency>()("@platform/server
         from claim
         union all
         select false, request_hash, status, response_status, response_body from idempotency_keys
-        where developer_account_id = ${accountId} and key = ${key} and not exists (select 1 from claim)`.pipe(
+        where developer_account_id = ${accountId} and key = ${key} and not exists (select 1 from claim)`).pipe(
         Effect.orDie
       )
 

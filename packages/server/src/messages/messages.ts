@@ -13,6 +13,8 @@ import {
   ValidationFailed
 } from "@platform/shared"
 import { Duration, Effect, Option, Schedule } from "effect"
+import { PgPool } from "../db/client.js"
+import { makePrepared } from "../db/prepared.js"
 import { DeliveryWakeup } from "../delivery/wakeup.js"
 import type { UpstreamCallError, UpstreamRequestInvalid } from "../upstream/errors.js"
 import { toSendErrorBody, UPSTREAM_THROTTLED } from "../upstream/errors.js"
@@ -117,6 +119,7 @@ export class Messages extends Effect.Service<Messages>()("@platform/server/Messa
     const usage = yield* Usage
     const idempotency = yield* Idempotency
     const heldOutcomes = yield* HeldOutcomes
+    const prepared = makePrepared(yield* Effect.serviceOption(PgPool))
 
     /**
      * Rules that depend on the channel kind or on stored rows; 400/422 before any upstream call.
@@ -262,7 +265,7 @@ export class Messages extends Effect.Service<Messages>()("@platform/server/Messa
                 if (body.type === "typing") {
                   if (kept !== null) yield* idempotency.complete(channel.account_id, kept.key, { status: 502, body: kept.body })
                 } else {
-                  yield* recordFailed(sql, channel, body, peerOf(channel, body.to, null), envelope, kept, owner)
+                  yield* prepared(recordFailed(sql, channel, body, peerOf(channel, body.to, null), envelope, kept, owner))
                 }
               })
             const recorded = yield* record(write, {
@@ -289,7 +292,7 @@ export class Messages extends Effect.Service<Messages>()("@platform/server/Messa
           const peer = peerOf(channel, body.to, sent.recipient_id)
           const write = (at: Date | undefined) =>
             Effect.flatMap(currentTraceParent, (traceParent) =>
-              recordSent(sql, channel, body, peer, sent.message_id, kept, owner, at, traceParent)).pipe(
+              prepared(recordSent(sql, channel, body, peer, sent.message_id, kept, owner, at, traceParent))).pipe(
               Effect.tap((rows) => Effect.sync(() => countEvents(rows[0]?.event_types))),
               Effect.asVoid,
               Effect.catchIf(alreadyRecorded, () => Effect.void),
