@@ -1,5 +1,5 @@
 /**
- * `npm run bench:soak`: the real server (src/main.ts, ROLE=all, its own process) on a
+ * `npm run bench:soak`: the real server (its build, dist/main.js, ROLE=all, its own process) on a
  * scratch database for SOAK_MINUTES (10), delivering at 50 % of its D and taking signed
  * Meta webhooks at 50 % of its inbound peak at once, with the server's resident memory
  * read every 30 s (VmRSS, VmHWM of /proc/<pid>/status) and printed as a curve; the
