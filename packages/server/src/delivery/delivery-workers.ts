@@ -73,7 +73,7 @@ export const deliveryWorkers = (options: DeliveryWorkerOptions = {}) =>
         Effect.tapError((cause) => Effect.logError("fan-out failed; retrying", cause)),
         Effect.retry(FAN_OUT_RETRY)
       )
-      if (n === 0) yield* awaitPulse(pulse, fanOutSweep)
+      if (n === 0) yield* awaitPulse(wakeup.events, pulse, fanOutSweep)
     })))
 
     yield* dispatcher.pump({
@@ -93,7 +93,7 @@ export const deliveryWorkers = (options: DeliveryWorkerOptions = {}) =>
       const r = yield* survive("buffer", work(buffer.runOnce()))
       const now = yield* Clock.currentTimeMillis
       const wait = r?.nextDueAt == null ? 1000 : Math.max(0, Math.min(1000, r.nextDueAt - now))
-      yield* awaitPulse(pulse, Duration.millis(wait))
+      yield* awaitPulse(wakeup.buffer, pulse, Duration.millis(wait))
     })))
 
     yield* fork(

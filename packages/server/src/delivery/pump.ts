@@ -8,7 +8,7 @@ import type { ClaimedRow } from "./claims.js"
 import type { Settled } from "./record.js"
 import { type CachedKeys, unsendable } from "./requests.js"
 import type { DeliveryTransportShape } from "./transport.js"
-import { Pulse } from "./wakeup.js"
+import { awaitAny, Pulse } from "./wakeup.js"
 import type { DeliveryWakeup } from "./wakeup.js"
 
 export interface PumpOptions {
@@ -279,15 +279,13 @@ export const runPump = (parts: PumpParts, options: PumpOptions = {}): Effect.Eff
           continue
         }
         if (owed || probes.size > 0) {
-          yield* Effect.promise(() => Promise.race([slot, poked, stopped]))
+          yield* awaitAny([[roomy, slot], [probed, poked], [stop, stopped]])
           continue
         }
         parkedOn = wake
         settle()
-        const woken = yield* Effect.promise(() =>
-          Promise.race([wake.then(() => true), poked.then(() => false), stopped.then(() => false)])
-        ).pipe(
-          Effect.timeoutTo({ duration: sweep, onTimeout: () => true, onSuccess: (w) => w })
+        const woken = yield* awaitAny([[wakeup.deliveries, wake], [probed, poked], [stop, stopped]]).pipe(
+          Effect.timeoutTo({ duration: sweep, onTimeout: () => true, onSuccess: (first) => first === 0 })
         )
         parkedOn = undefined
         if (woken) owed = true
@@ -349,7 +347,7 @@ export const runPump = (parts: PumpParts, options: PumpOptions = {}): Effect.Eff
             const free = maxInFlight - inFlight
             if (free >= topUp) return free
             const seen = releases
-            const woke = yield* Effect.promise(() => slot).pipe(Effect.timeoutOption(timeout))
+            const woke = yield* awaitAny([[roomy, slot]]).pipe(Effect.timeoutOption(timeout))
             if (Option.isNone(woke) && releases === seen) return 0
           }
           return 0
@@ -394,7 +392,7 @@ export const runPump = (parts: PumpParts, options: PumpOptions = {}): Effect.Eff
     const idle: Effect.Effect<void> = Effect.suspend(() => {
       // Taken before looking, so a pulse fired meanwhile is not lost.
       const pulse = quieted.current
-      return isIdle() ? Effect.void : Effect.zipRight(Effect.promise(() => pulse), idle)
+      return isIdle() ? Effect.void : Effect.zipRight(awaitAny([[quieted, pulse]]), idle)
     })
     return { idle }
   })

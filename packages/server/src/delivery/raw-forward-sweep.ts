@@ -26,7 +26,7 @@ export const RawForwardSweepLive = Layer.scopedDiscard(Effect.gen(function*() {
   const tick = Effect.gen(function*() {
     const pulse = rawForward.pulse.current
     yield* outage.retrying(work(rawForward.sweepOnce()))
-    yield* awaitPulse(pulse, SWEEP_INTERVAL)
+    yield* awaitPulse(rawForward.pulse, pulse, SWEEP_INTERVAL)
   }).pipe(
     Effect.catchAllCause((cause) =>
       Effect.logError("raw-forward sweep failed", cause).pipe(Effect.zipRight(Effect.sleep(Duration.seconds(1))))

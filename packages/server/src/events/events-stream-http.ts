@@ -113,7 +113,7 @@ export const EventsStreamLive = HttpApiBuilder.group(PlatformApi, "events", (han
               lastWrite = at
               return encoder.encode(": keep-alive\n\n")
             }
-            yield* awaitPulse(pulse, POLL)
+            yield* awaitPulse(wakeup.events, pulse, POLL)
           }
         }).pipe(
           // The database went away: the stream ends cleanly, and the client's reconnect (with
