@@ -4,6 +4,7 @@ import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import type { HttpClientError } from "@effect/platform/HttpClientError"
 import { Cause, Duration, Effect, Exit, Option, ParseResult, Redacted, Schedule, Schema, type Scope } from "effect"
 import { observeUpstreamCall } from "../telemetry/metrics.js"
+import { type GraphAnswer, type GraphExchange, graphExchange } from "./graph-transport.js"
 import type { ChannelCredentials } from "./credentials.js"
 import {
   fromGraphResponse,
@@ -123,49 +124,90 @@ export const makeGraphClient = (options: {
     return request
   }
 
-  const transportError = (req: GraphRequest, e: HttpClientError): UpstreamError => {
-    const decode = e._tag === "ResponseError" && e.reason === "Decode"
-    return new UpstreamError({
-      kind: decode ? "unexpected_response" : "network",
+  const unreachable = (req: GraphRequest, reason: string, cause: unknown): UpstreamError =>
+    new UpstreamError({
+      kind: "network",
       operation: req.operation,
       meta_code: null,
       meta_subcode: null,
       meta_title: null,
       message: redactSecrets(
-        decode
-          ? `Upstream answer to ${req.operation} could not be read`
-          : `Upstream unreachable for ${req.operation} (${e.reason}${e.cause instanceof Error ? `: ${e.cause.message}` : ""})`,
+        `Upstream unreachable for ${req.operation} (${reason}${cause instanceof Error ? `: ${cause.message}` : ""})`,
         secretsOf(req)
       ),
       details: null,
       fbtrace_id: null,
-      http_status: e._tag === "ResponseError" ? e.response.status : null
+      http_status: null
     })
+
+  const unreadable = (req: GraphRequest, status: number): UpstreamError =>
+    new UpstreamError({
+      kind: "unexpected_response",
+      operation: req.operation,
+      meta_code: null,
+      meta_subcode: null,
+      meta_title: null,
+      message: `Upstream answer to ${req.operation} could not be read`,
+      details: null,
+      fbtrace_id: null,
+      http_status: status
+    })
+
+  const transportError = (req: GraphRequest, e: HttpClientError): UpstreamError =>
+    e._tag === "ResponseError" && e.reason === "Decode" ? unreadable(req, e.response.status) : unreachable(req, e.reason, e.cause)
+
+  /** An error answer's body: its JSON, or its text when it is not JSON (the status alone classifies it). */
+  const errorBody = (text: string): unknown => {
+    try {
+      return JSON.parse(text) as unknown
+    } catch {
+      return text
+    }
   }
 
-  const errorBody = (res: HttpClientResponse.HttpClientResponse): Effect.Effect<unknown> =>
-    res.text.pipe(
-      Effect.orElseSucceed(() => ""),
-      Effect.map((text) => {
-        try {
-          return JSON.parse(text) as unknown
-        } catch {
-          return text // Not JSON: the status alone classifies it.
-        }
-      })
-    )
-
-  const failWith = (req: GraphRequest, res: HttpClientResponse.HttpClientResponse, body: unknown) =>
+  const failWith = (req: GraphRequest, answer: GraphAnswer, body: unknown) =>
     Effect.fail(fromGraphResponse({
       operation: req.operation,
-      status: res.status,
+      status: answer.status,
       body,
-      traceHeader: res.headers["x-fb-trace-id"] ?? null,
+      traceHeader: answer.headers["x-fb-trace-id"] ?? null,
       secrets: secretsOf(req)
     }))
 
   const failFrom = (req: GraphRequest, res: HttpClientResponse.HttpClientResponse): Effect.Effect<never, UpstreamError> =>
-    Effect.flatMap(errorBody(res), (body) => failWith(req, res, body))
+    Effect.flatMap(res.text.pipe(Effect.orElseSucceed(() => "")), (text) =>
+      failWith(req, { status: res.status, headers: res.headers, text }, errorBody(text)))
+
+  /** The call's URL, headers and serialised body, for `graphExchange`. */
+  const exchangeOf = (req: GraphRequest): GraphExchange => {
+    const url = new URL(req.url ?? `${baseUrl}/${options.version}${req.path ?? ""}`)
+    if (req.query) for (const [k, v] of Object.entries(req.query)) if (v !== undefined) url.searchParams.append(k, String(v))
+    const headers: Record<string, string> = { accept: "application/json" }
+    if (req.token) headers.authorization = `${req.authScheme ?? "Bearer"} ${Redacted.value(req.token)}`
+    for (const [k, v] of Object.entries(req.headers ?? {})) headers[k.toLowerCase()] = v
+    if (req.json !== undefined) {
+      headers["content-type"] = "application/json"
+      return { method: req.method, url, headers, body: JSON.stringify(req.json) }
+    }
+    if (req.form) {
+      headers["content-type"] = "application/x-www-form-urlencoded"
+      return { method: req.method, url, headers, body: new URLSearchParams(req.form).toString() }
+    }
+    return { method: req.method, url, headers }
+  }
+
+  /**
+   * The whole answer of a call: over `graphExchange` (node:http), or through the
+   * HttpClient when the call builds its own body (`setBody`: uploads).
+   */
+  const answerOf = (req: GraphRequest): Effect.Effect<GraphAnswer, UpstreamError> =>
+    req.setBody === undefined
+      ? graphExchange(exchangeOf(req)).pipe(Effect.mapError((e) => unreachable(req, "Transport", e.cause)))
+      : Effect.scoped(
+        http.execute(build(req)).pipe(
+          Effect.flatMap((res) => Effect.map(res.text, (text): GraphAnswer => ({ status: res.status, headers: res.headers, text })))
+        )
+      ).pipe(Effect.mapError((e) => transportError(req, e)))
 
   const deadline = (req: GraphRequest) => req.long ? tuning.uploadTimeoutMs : tuning.timeoutMs
 
@@ -220,40 +262,40 @@ export const makeGraphClient = (options: {
     const decode: (u: unknown) => Effect.Effect<A, ParseResult.ParseError> = Schema.decodeUnknown(schema)
     const once = guard(
       req,
-      Effect.scoped(
-        http.execute(build(req)).pipe(
-          Effect.flatMap((res): Effect.Effect<unknown, GraphFailure | HttpClientError> =>
-            res.status < 400
-              ? res.json
-              : req.partialResultOnError === true
-              ? Effect.flatMap(errorBody(res), (body) =>
-                Option.match(Schema.decodeUnknownOption(schema)(body), {
-                  onNone: () => failWith(req, res, body),
-                  onSome: () => Effect.succeed(body)
-                }))
-              : failFrom(req, res)
-          ),
-          Effect.flatMap((body) =>
-            decode(body).pipe(
-              Effect.mapError((e: ParseResult.ParseError) =>
-                new UpstreamError({
-                  kind: "unexpected_response",
-                  operation: req.operation,
-                  meta_code: null,
-                  meta_subcode: null,
-                  meta_title: null,
-                  message: redactSecrets(
-                    `Upstream answer to ${req.operation} has an unexpected shape at ${
-                      ParseResult.ArrayFormatter.formatErrorSync(e).slice(0, 5).map((i) => i.path.join(".") || "(root)")
-                        .join(", ")
-                    }`,
-                    secretsOf(req)
-                  ),
-                  details: null,
-                  fbtrace_id: null,
-                  http_status: 200
-                })
-              )
+      answerOf(req).pipe(
+        Effect.flatMap((answer): Effect.Effect<unknown, GraphFailure> => {
+          if (answer.status >= 400) {
+            const body = errorBody(answer.text)
+            return req.partialResultOnError === true && Option.isSome(Schema.decodeUnknownOption(schema)(body))
+              ? Effect.succeed(body)
+              : failWith(req, answer, body)
+          }
+          try {
+            return Effect.succeed(JSON.parse(answer.text) as unknown)
+          } catch {
+            return Effect.fail(unreadable(req, answer.status))
+          }
+        }),
+        Effect.flatMap((body) =>
+          decode(body).pipe(
+            Effect.mapError((e: ParseResult.ParseError) =>
+              new UpstreamError({
+                kind: "unexpected_response",
+                operation: req.operation,
+                meta_code: null,
+                meta_subcode: null,
+                meta_title: null,
+                message: redactSecrets(
+                  `Upstream answer to ${req.operation} has an unexpected shape at ${
+                    ParseResult.ArrayFormatter.formatErrorSync(e).slice(0, 5).map((i) => i.path.join(".") || "(root)")
+                      .join(", ")
+                  }`,
+                  secretsOf(req)
+                ),
+                details: null,
+                fbtrace_id: null,
+                http_status: 200
+              })
             )
           )
         )
