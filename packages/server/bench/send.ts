@@ -13,7 +13,9 @@
  * BENCH_CONNECTIONS connections) of the server, of the bare proxy, and of the server
  * with an Idempotency-Key on every request; then each of the two at 50% of its own
  * peak, where the own time (end-to-end minus the `Server-Timing: upstream` call) is
- * read per response. Each step also reads the CPU time the target process used per
+ * read per response, and the bare proxy at the platform's half-peak rate (what this
+ * machine adds to any send at that load: the load generator, the simulator and
+ * Postgres share its cores). Each step also reads the CPU time the target process used per
  * send, and that of the scratch database's Postgres backends (/proc; Postgres runs
  * on this machine): on a shared, loaded machine these say what a send costs better
  * than latencies do. Ratios are taken within a round; the summary gives min and
@@ -142,6 +144,8 @@ interface Round {
   readonly keyed: Result
   readonly platformHalf: Result
   readonly bareHalf: Result
+  /** The bare proxy offered the platform's half-peak rate: what the machine itself adds to a send at that load. */
+  readonly bareAtPlatformHalf: Result
 }
 
 const main = async () => {
@@ -222,13 +226,22 @@ const main = async () => {
         for (const name of halves) {
           half[name] = await load(name === "platform" ? platformUrl : bareUrl, key, channels, peak[name]!.rps / 2, seconds, false)
         }
-        const r: Round = { platform: peak.platform!, bare: peak.bare!, keyed: peak.keyed!, platformHalf: half.platform!, bareHalf: half.bare! }
+        const bareAtPlatformHalf = await load(bareUrl, key, channels, peak.platform!.rps / 2, seconds, false)
+        const r: Round = {
+          platform: peak.platform!,
+          bare: peak.bare!,
+          keyed: peak.keyed!,
+          platformHalf: half.platform!,
+          bareHalf: half.bare!,
+          bareAtPlatformHalf
+        }
         results.push(r)
         line(`#${round + 1} platform`, "max", r.platform)
         line(`#${round + 1} bare proxy`, "max", r.bare)
         line(`#${round + 1} platform + Idem-Key`, "max", r.keyed)
         line(`#${round + 1} platform`, f(r.platform.rps / 2), r.platformHalf)
         line(`#${round + 1} bare proxy`, f(r.bare.rps / 2), r.bareHalf)
+        line(`#${round + 1} bare proxy`, f(r.platform.rps / 2), r.bareAtPlatformHalf)
       }
 
       const summary = (label: string, values: ReadonlyArray<number>, digits: number, unit = "") =>
@@ -237,6 +250,7 @@ const main = async () => {
       const keyedCost = results.map((r) => 1 - r.keyed.rps / r.platform.rps)
       const ownP99 = results.map((r) => r.platformHalf.ownP99)
       const bareOwnP99 = results.map((r) => r.bareHalf.ownP99)
+      const bareSameRateOwnP99 = results.map((r) => r.bareAtPlatformHalf.ownP99)
       const cpu = results.map((r) => (r.platform.cpuMs ?? NaN) / (r.bare.cpuMs ?? NaN))
       const rss = peakRssMb(pid)
       const bareRss = bare.pid === undefined ? NaN : peakRssMb(bare.pid)
@@ -246,6 +260,7 @@ const main = async () => {
       console.log(summary("Idempotency-Key cost (1 - keyed / unkeyed peak)", keyedCost.map((c) => c * 100), 1, "%"))
       console.log(summary("platform own-time p99 at 50% of its peak", ownP99, 1, " ms"))
       console.log(summary("bare proxy own-time p99 at 50% of its peak", bareOwnP99, 1, " ms"))
+      console.log(summary("bare proxy own-time p99 at the platform's 50% rate", bareSameRateOwnP99, 1, " ms"))
       console.log(`peak RSS (VmHWM): server ${f(rss)} MB, bare proxy ${f(bareRss)} MB`)
       console.log(
         `goals: >= 0.6 x bare ${median(ratio) >= 0.6 ? "met" : "NOT met"}; own p99 <= 15 ms at 50% ${median(ownP99) <= 15 ? "met" : "NOT met"}; ` +

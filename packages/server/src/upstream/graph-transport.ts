@@ -25,12 +25,20 @@ export interface GraphExchange {
 }
 
 /*
+ * How long a kept-alive connection may sit idle before we close it: shorter than the idle
+ * limit servers commonly apply (5 s), so a call never goes out on a connection the server is
+ * closing (the undici default of the global fetch). A server's own `Keep-Alive: timeout=`
+ * hint, when shorter, wins (node's Agent reads it).
+ */
+const IDLE_MS = 4_000
+
+/*
  * Keep-alive agents of the process: a send reuses an open connection to the Graph API
  * instead of a TLS handshake per call.
  */
 const agents = {
-  "http:": new http.Agent({ keepAlive: true }),
-  "https:": new https.Agent({ keepAlive: true })
+  "http:": new http.Agent({ keepAlive: true, timeout: IDLE_MS }),
+  "https:": new https.Agent({ keepAlive: true, timeout: IDLE_MS })
 } as const
 
 const headersOf = (raw: http.IncomingHttpHeaders): Record<string, string> => {
