@@ -124,34 +124,30 @@ export const makeGraphClient = (options: {
     return request
   }
 
-  const unreachable = (req: GraphRequest, reason: string, cause: unknown): UpstreamError =>
+  /** An error of ours about the call (no answer, or one we cannot use): nothing of Meta's in it. */
+  const callError = (req: GraphRequest, kind: UpstreamError["kind"], message: string, httpStatus: number | null) =>
     new UpstreamError({
-      kind: "network",
+      kind,
       operation: req.operation,
       meta_code: null,
       meta_subcode: null,
       meta_title: null,
-      message: redactSecrets(
-        `Upstream unreachable for ${req.operation} (${reason}${cause instanceof Error ? `: ${cause.message}` : ""})`,
-        secretsOf(req)
-      ),
+      message: redactSecrets(message, secretsOf(req)),
       details: null,
       fbtrace_id: null,
-      http_status: null
+      http_status: httpStatus
     })
 
+  const unreachable = (req: GraphRequest, reason: string, cause: unknown): UpstreamError =>
+    callError(
+      req,
+      "network",
+      `Upstream unreachable for ${req.operation} (${reason}${cause instanceof Error ? `: ${cause.message}` : ""})`,
+      null
+    )
+
   const unreadable = (req: GraphRequest, status: number): UpstreamError =>
-    new UpstreamError({
-      kind: "unexpected_response",
-      operation: req.operation,
-      meta_code: null,
-      meta_subcode: null,
-      meta_title: null,
-      message: `Upstream answer to ${req.operation} could not be read`,
-      details: null,
-      fbtrace_id: null,
-      http_status: status
-    })
+    callError(req, "unexpected_response", `Upstream answer to ${req.operation} could not be read`, status)
 
   const transportError = (req: GraphRequest, e: HttpClientError): UpstreamError =>
     e._tag === "ResponseError" && e.reason === "Decode" ? unreadable(req, e.response.status) : unreachable(req, e.reason, e.cause)
@@ -279,23 +275,14 @@ export const makeGraphClient = (options: {
         Effect.flatMap((body) =>
           decode(body).pipe(
             Effect.mapError((e: ParseResult.ParseError) =>
-              new UpstreamError({
-                kind: "unexpected_response",
-                operation: req.operation,
-                meta_code: null,
-                meta_subcode: null,
-                meta_title: null,
-                message: redactSecrets(
-                  `Upstream answer to ${req.operation} has an unexpected shape at ${
-                    ParseResult.ArrayFormatter.formatErrorSync(e).slice(0, 5).map((i) => i.path.join(".") || "(root)")
-                      .join(", ")
-                  }`,
-                  secretsOf(req)
-                ),
-                details: null,
-                fbtrace_id: null,
-                http_status: 200
-              })
+              callError(
+                req,
+                "unexpected_response",
+                `Upstream answer to ${req.operation} has an unexpected shape at ${
+                  ParseResult.ArrayFormatter.formatErrorSync(e).slice(0, 5).map((i) => i.path.join(".") || "(root)").join(", ")
+                }`,
+                200
+              )
             )
           )
         )
