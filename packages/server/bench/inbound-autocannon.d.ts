@@ -1,6 +1,6 @@
-/** The part of autocannon's API `bench/inbound-load.ts` and `bench/send-load.ts` use (the package ships no types). */
+/** The part of autocannon's API `bench/inbound-load.ts`, `bench/send-load.ts` and `bench/send-floor.ts` use (the package ships no types). */
 declare module "autocannon" {
-  interface Request {
+  export interface Request {
     readonly method?: string
     readonly path?: string
     readonly body?: string

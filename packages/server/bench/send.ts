@@ -21,7 +21,9 @@
  * than latencies do. Ratios are taken within a round; the summary gives min and
  * median over BENCH_ROUNDS rounds, and the peak RSS (VmHWM) of both processes.
  * Goals (issue 43): >= 0.6 x the bare proxy; own-time p99 <= 15 ms at 50% of peak;
- * Idempotency-Key costing <= 10% of throughput; server peak RSS <= 400 MB.
+ * Idempotency-Key costing <= 10% of throughput; server peak RSS <= 400 MB. Last, the floor
+ * under any send (send-floor.ts): the server's CPU per request of /healthz, an
+ * authenticated GET, and a send answered 404 before any upstream call or write.
  *
  * Env: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test; a scratch
  * database is created beside it and dropped), BENCH_SECONDS per step (10),
@@ -37,6 +39,7 @@ import { randomBytes } from "node:crypto"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { peakRssMb } from "./rss.js"
+import { measureFloor } from "./send-floor.js"
 import { cpuMs } from "./process-cpu.js"
 import { freePort, median, query, stop, waitFor, withBenchServer } from "./support.js"
 
@@ -265,6 +268,16 @@ const main = async () => {
       console.log(
         `goals: >= 0.6 x bare ${median(ratio) >= 0.6 ? "met" : "NOT met"}; own p99 <= 15 ms at 50% ${median(ownP99) <= 15 ? "met" : "NOT met"}; ` +
           `Idempotency-Key <= 10% ${median(keyedCost) <= 0.1 ? "met" : "NOT met"}; RSS <= 400 MB ${rss <= 400 ? "met" : "NOT met"} (medians)`
+      )
+      console.log(`\nthe floor under any send: the server's CPU per request (32 connections, ${seconds} s each)`)
+      const floor = await measureFloor(pid, base, key, channels[0]!, seconds)
+      for (const s of floor) console.log(`${s.name.padEnd(34)} ${f(s.rps).padStart(6)} req/s  ${f(s.cpuMs, 3).padStart(6)} ms/request  (${s.statuses})`)
+      const bareSend = median(results.map((r) => r.bare.cpuMs ?? NaN))
+      const under = floor.at(-1)!.cpuMs
+      console.log(
+        `bare proxy, a whole send (peak steps, median)   ${f(bareSend, 3)} ms/send\n` +
+          `a send's HTTP stack, key check, decoding and channel lookup alone cost ${f(under / bareSend, 2)} x the bare proxy's whole send: ` +
+          `on the same CPU the platform's sends/s can be at most ${f(bareSend / under, 2)} x the bare proxy's, however cheap the rest`
       )
       const [stored] = (await query(scratch, `select count(*)::int as n from messages where direction = 'outbound'`)).rows
       const [bareStored] = (await query(scratch, `select count(*)::int as n from bare_sent`)).rows
