@@ -331,8 +331,15 @@ describe("stopping within the grace period", () => {
       while (stuck.length < 2 && Date.now() - back < 10_000) await new Promise((resolve) => setTimeout(resolve, 25))
       expect(stuck.length, "the handed-back delivery is sent again at once").toBe(2)
       expect(JSON.parse(stuck[1]!).id).toBe(JSON.parse(stuck[0]!).id)
-      const deliveries = await fetch(`${base}/platform/v1/webhooks/deliveries`, { headers: { cookie } })
-        .then((r) => r.json() as Promise<{ data: Array<{ status: string; attempts: number; response_status: number | null }> }>)
+      // The receiver has the resent POST; its answer is recorded right after: read the log once no row is still delivering.
+      const readDeliveries = () =>
+        fetch(`${base}/platform/v1/webhooks/deliveries`, { headers: { cookie } })
+          .then((r) => r.json() as Promise<{ data: Array<{ status: string; attempts: number; response_status: number | null }> }>)
+      let deliveries = await readDeliveries()
+      for (const settled = Date.now(); deliveries.data.some((d) => d.status === "delivering") && Date.now() - settled < 10_000;) {
+        await new Promise((resolve) => setTimeout(resolve, 50))
+        deliveries = await readDeliveries()
+      }
       // Both delivered on their first recorded attempt: the quick one before the stop, the stuck one after it.
       expect(deliveries.data.map((d) => [d.status, d.attempts, d.response_status])).toEqual([
         ["delivered", 1, 200],
