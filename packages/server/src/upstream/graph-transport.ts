@@ -36,9 +36,10 @@ const IDLE_MS = 4_000
  * Keep-alive agents of the process: a send reuses an open connection to the Graph API
  * instead of a TLS handshake per call.
  */
-const agents = {
-  "http:": new http.Agent({ keepAlive: true, timeout: IDLE_MS }),
-  "https:": new https.Agent({ keepAlive: true, timeout: IDLE_MS })
+// The modules, not their `request` functions: msw replaces `request` on them after this module loads.
+const transports = {
+  http: { module: http, agent: new http.Agent({ keepAlive: true, timeout: IDLE_MS }) },
+  https: { module: https, agent: new https.Agent({ keepAlive: true, timeout: IDLE_MS }) }
 } as const
 
 const headersOf = (raw: http.IncomingHttpHeaders): Record<string, string> => {
@@ -53,8 +54,7 @@ const headersOf = (raw: http.IncomingHttpHeaders): Record<string, string> => {
 const exchangeOnce = (exchange: GraphExchange, headers: Readonly<Record<string, string>>) =>
   Effect.async<GraphAnswer, GraphTransportError>((resume) => {
     const { url } = exchange
-    const transport = url.protocol === "https:" ? https : http
-    const agent = url.protocol === "https:" ? agents["https:"] : agents["http:"]
+    const { module, agent } = url.protocol === "https:" ? transports.https : transports.http
     let settled = false
     const settle = (effect: Effect.Effect<GraphAnswer, GraphTransportError>) => {
       if (settled) return
@@ -63,7 +63,7 @@ const exchangeOnce = (exchange: GraphExchange, headers: Readonly<Record<string, 
     }
     const fail = (error: Error) => settle(Effect.fail(new GraphTransportError(error)))
     const body = exchange.body === undefined ? undefined : Buffer.from(exchange.body)
-    const request = transport.request(url, {
+    const request = module.request(url, {
       method: exchange.method,
       agent,
       headers: body === undefined ? headers : { ...headers, "content-length": String(body.length) }
